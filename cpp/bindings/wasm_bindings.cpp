@@ -1,0 +1,100 @@
+// The only file that knows about Emscripten. Raw methods for lib/ledger.js, which
+// validates every argument first and turns status codes into JS errors: nothing here
+// throws, so no C++ exception or abort ever crosses into JS.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gpu_credit_ledger/ledger.h"
+
+namespace {
+
+using emscripten::val;
+
+// JS numbers arrive as doubles; the wrapper has already checked they are safe integers,
+// this keeps a direct caller of the raw class from reaching undefined behaviour.
+int64_t toInt64(double value) {
+  if (!std::isfinite(value) || value < -9007199254740991.0 || value > 9007199254740991.0) {
+    return -1;
+  }
+  return static_cast<int64_t>(value);
+}
+
+class WasmLedger {
+ public:
+  // Status code (0 = ok).
+  int addGrant(const std::string& grantId, double amount, double startTime, double endTime) {
+    return static_cast<int>(
+        ledger_.addGrant(grantId, toInt64(amount), toInt64(startTime), toInt64(endTime)));
+  }
+
+  // 1 accepted, 0 rejected, negative: minus a status code.
+  int consume(const std::string& eventId, double amount, double timestamp) {
+    bool accepted = false;
+    const gcl::Status status = ledger_.consume(eventId, toInt64(amount), toInt64(timestamp), &accepted);
+    if (status != gcl::Status::kOk) return -static_cast<int>(status);
+    return accepted ? 1 : 0;
+  }
+
+  // The balance, or minus a status code.
+  double getBalance(double timestamp) const {
+    int64_t balance = 0;
+    const gcl::Status status = ledger_.getBalance(toInt64(timestamp), &balance);
+    if (status != gcl::Status::kOk) return -static_cast<double>(status);
+    return static_cast<double>(balance);
+  }
+
+  // [grantId, amount, grantId, amount, ...] in draw order, or null for an unknown id.
+  val allocations(const std::string& eventId) const {
+    if (ledger_.allocations(eventId, &allocations_) != gcl::Status::kOk) return val::null();
+    val out = val::array();
+    unsigned index = 0;
+    for (const gcl::Allocation& allocation : allocations_) {
+      out.set(index++, allocation.grantId);
+      out.set(index++, static_cast<double>(allocation.amount));
+    }
+    return out;
+  }
+
+  // Fills the curve buffer with [time, balance, time, balance, ...]; returns the point
+  // count or minus a status code. The wrapper copies it out with curveView().slice().
+  int balanceCurve(double from, double to) {
+    curve_.clear();
+    const gcl::Status status = ledger_.balanceCurve(toInt64(from), toInt64(to), &points_);
+    if (status != gcl::Status::kOk) return -static_cast<int>(status);
+    curve_.reserve(points_.size() * 2);
+    for (const gcl::BalancePoint& point : points_) {
+      curve_.push_back(static_cast<double>(point.time));
+      curve_.push_back(static_cast<double>(point.balance));
+    }
+    return static_cast<int>(points_.size());
+  }
+  val curveView() const { return val(emscripten::typed_memory_view(curve_.size(), curve_.data())); }
+
+  double grantCount() const { return static_cast<double>(ledger_.grantCount()); }
+  double consumptionCount() const { return static_cast<double>(ledger_.consumptionCount()); }
+
+ private:
+  gcl::Ledger ledger_;
+  mutable std::vector<gcl::Allocation> allocations_;
+  std::vector<gcl::BalancePoint> points_;
+  std::vector<double> curve_;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(gpu_credit_ledger) {
+  emscripten::class_<WasmLedger>("_Ledger")
+      .constructor<>()
+      .function("addGrant", &WasmLedger::addGrant)
+      .function("consume", &WasmLedger::consume)
+      .function("getBalance", &WasmLedger::getBalance)
+      .function("allocations", &WasmLedger::allocations)
+      .function("balanceCurve", &WasmLedger::balanceCurve)
+      .function("curveView", &WasmLedger::curveView)
+      .function("grantCount", &WasmLedger::grantCount)
+      .function("consumptionCount", &WasmLedger::consumptionCount);
+}

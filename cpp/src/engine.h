@@ -1,0 +1,55 @@
+// The seam between the ledger (validation, ids, retries) and an allocation engine
+// (which consumptions are accepted, which grant funds what, balances). Two engines sit
+// behind it: ReplayEngine, the obviously-correct reference, and IncrementalEngine.
+#ifndef GPU_CREDIT_LEDGER_ENGINE_H_
+#define GPU_CREDIT_LEDGER_ENGINE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "gpu_credit_ledger/ledger.h"
+#include "id_index.h"
+
+namespace gcl {
+
+// Grants by index. Index order is arrival order; draw order is (endTime, grantId).
+struct GrantTable {
+  IdIndex ids;
+  std::vector<int64_t> amount;
+  std::vector<int64_t> startTime;
+  std::vector<int64_t> endTime;
+
+  size_t size() const { return amount.size(); }
+  // True when grant a is drawn before grant b: earlier end, then smaller id by bytes
+  // (UTF-8 byte order is code point order).
+  bool drawsBefore(uint32_t a, uint32_t b) const {
+    if (endTime[a] != endTime[b]) return endTime[a] < endTime[b];
+    return ids.at(a) < ids.at(b);
+  }
+  bool validAt(uint32_t g, int64_t t) const { return startTime[g] <= t && t <= endTime[g]; }
+};
+
+struct Draw {
+  uint32_t grant;
+  int64_t amount;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  // Grant `grant` was just appended to the table.
+  virtual void addGrant(uint32_t grant) = 0;
+  // Accepts (returns true; the consumption's handle is the number accepted before it)
+  // or rejects and changes nothing.
+  virtual bool consume(int64_t amount, int64_t timestamp) = 0;
+  virtual int64_t amountOf(uint32_t handle) const = 0;
+  virtual int64_t timestampOf(uint32_t handle) const = 0;
+  virtual int64_t balance(int64_t timestamp) const = 0;
+  // The consumption's draws under the current replay, in draw order.
+  virtual void draws(uint32_t handle, std::vector<Draw>* out) const = 0;
+  virtual void balanceCurve(int64_t from, int64_t to, std::vector<BalancePoint>* out) const = 0;
+};
+
+}  // namespace gcl
+
+#endif  // GPU_CREDIT_LEDGER_ENGINE_H_

@@ -1,0 +1,318 @@
+#include "incremental_engine.h"
+
+#include <algorithm>
+#include <cassert>
+#include <utility>
+
+namespace gcl {
+
+void IncrementalEngine::addGrant(uint32_t grant) {
+  drawn_.push_back(0);
+  drawers_.emplace_back();
+  live_flag_.push_back(0);
+  byEnd_.insert(grant);
+  balances_.addRange(grants_.startTime[grant], grants_.endTime[grant], grants_.amount[grant]);
+  if (grants_.startTime[grant] > headTime_) {
+    pending_.push(grant);
+    live_flag_[grant] = 1;
+  } else {
+    spreadGrant(grant);
+  }
+}
+
+bool IncrementalEngine::consume(int64_t amount, int64_t timestamp) {
+  // Every accepted consumption at or before `timestamp` was already funded out of the
+  // grants valid then, so the balance at `timestamp` bounds what the new one can get.
+  if (balances_.at(timestamp) < amount) return false;
+  const auto handle = static_cast<uint32_t>(amount_.size());
+  amount_.push_back(amount);
+  timestamp_.push_back(timestamp);
+  draws_.emplace_back();
+  const bool accepted = timestamp >= headTime_ ? consumeAtHead(handle) : consumeBackdated(handle);
+  if (!accepted) {
+    amount_.pop_back();
+    timestamp_.pop_back();
+    draws_.pop_back();
+  }
+  return accepted;
+}
+
+bool IncrementalEngine::consumeAtHead(uint32_t c) {
+  // Last in replay order: it sees every grant's leftover, and the balance check above
+  // already proved those cover it.
+  advanceHead(timestamp_[c]);
+  int64_t need = amount_[c];
+  std::vector<Draw> fresh;
+  while (need > 0) {
+    assert(!live_.empty());
+    const uint32_t g = live_.top();
+    if (grants_.endTime[g] < timestamp_[c] || leftover(g) <= 0) {
+      live_.pop();
+      live_flag_[g] = 0;
+      continue;
+    }
+    const int64_t take = std::min(need, leftover(g));
+    fresh.push_back({g, take});
+    need -= take;
+    if (take == leftover(g)) {
+      live_.pop();
+      live_flag_[g] = 0;
+    }
+  }
+  order_.push_back(c);
+  setDraws(c, fresh);
+  applyToBalances(c, fresh, +1);
+  return true;
+}
+
+bool IncrementalEngine::consumeBackdated(uint32_t c) {
+  // A new consumption only takes credit away, so whoever loses credit on a grant is later
+  // than whoever gained on it: cut the latest draws of an overdrawn grant and re-draw
+  // those consumptions, in replay order, until nothing is overdrawn (ALGORITHMS.md (a)).
+  touched_.clear();
+  touchSlot_.clear();
+  const auto slot = std::upper_bound(order_.begin(), order_.end(), c,
+                                     [&](uint32_t a, uint32_t b) { return before(a, b); });
+  order_.insert(slot, c);
+  auto later = [&](uint32_t a, uint32_t b) { return before(b, a); };
+  std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(later)> queue(later);
+  auto touch = [&](uint32_t h) {
+    if (!touchSlot_.emplace(h, touched_.size()).second) return;
+    touched_.push_back({h, {}});
+    draws_[h].copyTo(&touched_.back().draws);
+    queue.push(h);
+  };
+  touch(c);
+  std::vector<Draw> fresh;
+  std::vector<Draw> cut;
+  bool funded = true;
+  while (!queue.empty()) {
+    const uint32_t h = queue.top();
+    queue.pop();
+    // Before this call h drew from its first grant onward; with less credit about it can
+    // only draw later grants, so the scan starts there.
+    const std::vector<Draw>& original = touched_[touchSlot_[h]].draws;
+    const auto first = original.empty() ? byEnd_.lower_bound(timestamp_[h])
+                                         : byEnd_.find(original.front().grant);
+    removeDraws(h);
+    if (!drawGreedy(h, first, &fresh)) {
+      funded = false;
+      break;
+    }
+    setDraws(h, fresh);
+    for (const Draw& draw : fresh) {
+      const uint32_t g = draw.grant;
+      int64_t excess = drawn_[g] - grants_.amount[g];
+      while (excess > 0) {
+        const uint32_t victim = drawers_[g].back();
+        assert(victim != h && before(h, victim));
+        touch(victim);
+        draws_[victim].copyTo(&cut);
+        const auto lost = std::find_if(cut.begin(), cut.end(), [&](const Draw& d) { return d.grant == g; });
+        const int64_t amount = std::min(lost->amount, excess);
+        lost->amount -= amount;
+        drawn_[g] -= amount;
+        excess -= amount;
+        if (lost->amount == 0) {
+          cut.erase(lost);
+          drawers_[g].pop_back();
+        }
+        draws_[victim].assign(cut);
+      }
+    }
+  }
+  if (!funded) {
+    for (auto it = touched_.rbegin(); it != touched_.rend(); ++it) {
+      removeDraws(it->handle);
+      setDraws(it->handle, it->draws);
+    }
+    order_.erase(std::find(order_.begin(), order_.end(), c));
+    return false;
+  }
+  for (const Snapshot& snapshot : touched_) {
+    applyToBalances(snapshot.handle, snapshot.draws, -1);
+    std::vector<Draw> now;
+    draws_[snapshot.handle].copyTo(&now);
+    applyToBalances(snapshot.handle, now, +1);
+  }
+  return true;
+}
+
+void IncrementalEngine::spreadGrant(uint32_t grant) {
+  // More supply never rejects anything; it lets consumptions in the grant's window move to
+  // grants they would rather draw. Walk forward from its start carrying `freed`: for each
+  // grant, how much more credit it has now than before at the walk's position. A
+  // consumption changes only if it skipped or drained a grant ordered before its last one
+  // that now has freed credit (ALGORITHMS.md (b), as a forward walk).
+  std::vector<std::pair<uint32_t, int64_t>> freed{{grant, grants_.amount[grant]}};
+  std::vector<uint32_t> revived{grant};
+  auto freedOf = [&](uint32_t g) -> int64_t& {
+    for (auto& entry : freed) {
+      if (entry.first == g) return entry.second;
+    }
+    freed.emplace_back(g, 0);
+    revived.push_back(g);
+    return freed.back().second;
+  };
+  auto from = std::partition_point(order_.begin(), order_.end(), [&](uint32_t h) {
+    return timestamp_[h] < grants_.startTime[grant];
+  });
+  std::vector<Draw> old;
+  std::vector<Draw> fresh;
+  for (auto it = from; it != order_.end(); ++it) {
+    const uint32_t c = *it;
+    const int64_t t = timestamp_[c];
+    freed.erase(std::remove_if(freed.begin(), freed.end(),
+                               [&](const auto& entry) {
+                                 return entry.second == 0 || grants_.endTime[entry.first] < t;
+                               }),
+                freed.end());
+    if (freed.empty()) break;
+    const uint32_t last = draws_[c].back().grant;
+    auto prefers = [&](uint32_t g) {
+      return grants_.startTime[g] <= t && grants_.drawsBefore(g, last);
+    };
+    const bool changes = std::any_of(freed.begin(), freed.end(), [&](const auto& entry) {
+      return entry.second > 0 && prefers(entry.first);
+    });
+    if (!changes) continue;
+    // Grants before `last` held exactly what c drew from them (it drained them); freed
+    // credit comes on top. `last` held at least what c drew, so it covers the rest.
+    draws_[c].copyTo(&old);
+    std::vector<Draw> offers;
+    for (const Draw& draw : old) {
+      if (draw.grant != last) offers.push_back(draw);
+    }
+    for (const auto& [g, extra] : freed) {
+      if (!prefers(g)) continue;
+      auto found = std::find_if(offers.begin(), offers.end(), [&](const Draw& d) { return d.grant == g; });
+      if (found == offers.end()) {
+        offers.push_back({g, extra});
+      } else {
+        found->amount += extra;
+      }
+    }
+    std::sort(offers.begin(), offers.end(),
+              [&](const Draw& a, const Draw& b) { return grants_.drawsBefore(a.grant, b.grant); });
+    int64_t need = amount_[c];
+    fresh.clear();
+    for (const Draw& offer : offers) {
+      if (need == 0) break;
+      const int64_t take = std::min(need, offer.amount);
+      if (take > 0) fresh.push_back({offer.grant, take});
+      need -= take;
+    }
+    if (need > 0) fresh.push_back({last, need});
+    for (const Draw& draw : old) freedOf(draw.grant) += draw.amount;
+    for (const Draw& draw : fresh) freedOf(draw.grant) -= draw.amount;
+    removeDraws(c);
+    setDraws(c, fresh);
+    applyToBalances(c, old, -1);
+    applyToBalances(c, fresh, +1);
+  }
+  for (uint32_t g : revived) revive(g);
+}
+
+int64_t IncrementalEngine::availableTo(uint32_t g, uint32_t c, int64_t need) const {
+  // What g holds before c = its leftover + what later consumptions drew from it. Most
+  // grants end with enough left over, and then no draw list is read.
+  int64_t available = leftover(g);
+  const std::vector<uint32_t>& drawers = drawers_[g];
+  for (auto it = drawers.rbegin(); available < need && it != drawers.rend() && before(c, *it); ++it) {
+    available += draws_[*it].amountFrom(g);
+  }
+  return std::max<int64_t>(0, std::min(available, need));
+}
+
+bool IncrementalEngine::drawGreedy(uint32_t c, std::set<uint32_t, DrawOrder>::const_iterator first,
+                                   std::vector<Draw>* out) const {
+  out->clear();
+  int64_t need = amount_[c];
+  for (auto it = first; need > 0 && it != byEnd_.end(); ++it) {
+    const uint32_t g = *it;
+    if (!grants_.validAt(g, timestamp_[c])) continue;
+    const int64_t take = availableTo(g, c, need);
+    if (take == 0) continue;
+    out->push_back({g, take});
+    need -= take;
+  }
+  return need == 0;
+}
+
+void IncrementalEngine::removeDraws(uint32_t c) {
+  const DrawList& draws = draws_[c];
+  for (size_t i = 0; i < draws.size(); ++i) {
+    drawn_[draws[i].grant] -= draws[i].amount;
+    eraseDrawer(draws[i].grant, c);
+  }
+  draws_[c].assign({});
+}
+
+void IncrementalEngine::setDraws(uint32_t c, const std::vector<Draw>& draws) {
+  draws_[c].assign(draws);
+  for (const Draw& draw : draws) {
+    drawn_[draw.grant] += draw.amount;
+    insertDrawer(draw.grant, c);
+  }
+}
+
+void IncrementalEngine::applyToBalances(uint32_t c, const std::vector<Draw>& draws, int64_t sign) {
+  for (const Draw& draw : draws) {
+    balances_.addRange(timestamp_[c], grants_.endTime[draw.grant], -sign * draw.amount);
+  }
+}
+
+void IncrementalEngine::eraseDrawer(uint32_t g, uint32_t c) {
+  std::vector<uint32_t>& drawers = drawers_[g];
+  const auto it = std::lower_bound(drawers.begin(), drawers.end(), c,
+                                   [&](uint32_t a, uint32_t b) { return before(a, b); });
+  assert(it != drawers.end() && *it == c);
+  drawers.erase(it);
+}
+
+void IncrementalEngine::insertDrawer(uint32_t g, uint32_t c) {
+  std::vector<uint32_t>& drawers = drawers_[g];
+  if (drawers.empty() || before(drawers.back(), c)) {
+    drawers.push_back(c);
+    return;
+  }
+  drawers.insert(std::lower_bound(drawers.begin(), drawers.end(), c,
+                                  [&](uint32_t a, uint32_t b) { return before(a, b); }),
+                 c);
+}
+
+void IncrementalEngine::advanceHead(int64_t timestamp) {
+  headTime_ = timestamp;
+  while (!pending_.empty() && grants_.startTime[pending_.top()] <= timestamp) {
+    const uint32_t g = pending_.top();
+    pending_.pop();
+    if (grants_.endTime[g] >= timestamp && leftover(g) > 0) {
+      live_.push(g);
+    } else {
+      live_flag_[g] = 0;
+    }
+  }
+}
+
+void IncrementalEngine::revive(uint32_t g) {
+  if (live_flag_[g] || leftover(g) <= 0 || !grants_.validAt(g, headTime_)) return;
+  live_.push(g);
+  live_flag_[g] = 1;
+}
+
+void IncrementalEngine::draws(uint32_t handle, std::vector<Draw>* out) const {
+  draws_[handle].copyTo(out);
+}
+
+size_t IncrementalEngine::bytes() const {
+  size_t total = amount_.capacity() * 8 + timestamp_.capacity() * 8 +
+                 draws_.capacity() * sizeof(DrawList) + order_.capacity() * 4 +
+                 drawn_.capacity() * 8 + drawers_.capacity() * sizeof(std::vector<uint32_t>) +
+                 live_flag_.capacity() + balances_.bytes() +
+                 byEnd_.size() * 40 + (live_.size() + pending_.size()) * 4;
+  for (const DrawList& draws : draws_) total += draws.heapBytes();
+  for (const auto& drawers : drawers_) total += drawers.capacity() * 4;
+  return total;
+}
+
+}  // namespace gcl

@@ -1,0 +1,114 @@
+// The fast engine: exact under the replay of SEMANTICS.md, with a cost that follows what
+// a call changes rather than the length of the history (ALGORITHMS.md).
+//  - An in-order consumption (at or after every accepted one) is checked against the
+//    balance tree and drawn from a heap of the grants live at the head: O(log n).
+//  - A backdated consumption re-draws only the consumptions that lose credit: the
+//    latest draws on an overdrawn grant are cut and re-drawn in replay order.
+//  - A grant that arrives after consumptions in its window walks forward from its start,
+//    re-drawing only consumptions that would now prefer a grant with freed credit, and
+//    stops as soon as no freed credit is left unexpired.
+//  - Balances come from a treap of range-add deltas over time: O(log n).
+#ifndef GPU_CREDIT_LEDGER_INCREMENTAL_ENGINE_H_
+#define GPU_CREDIT_LEDGER_INCREMENTAL_ENGINE_H_
+
+#include <queue>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "balance_tree.h"
+#include "draw_list.h"
+#include "engine.h"
+
+namespace gcl {
+
+class IncrementalEngine final : public Engine {
+ public:
+  explicit IncrementalEngine(const GrantTable& grants)
+      : grants_(grants), byEnd_(DrawOrder{&grants}), live_(LiveOrder{&grants}) {}
+
+  void addGrant(uint32_t grant) override;
+  bool consume(int64_t amount, int64_t timestamp) override;
+  int64_t amountOf(uint32_t handle) const override { return amount_[handle]; }
+  int64_t timestampOf(uint32_t handle) const override { return timestamp_[handle]; }
+  int64_t balance(int64_t timestamp) const override { return balances_.at(timestamp); }
+  void draws(uint32_t handle, std::vector<Draw>* out) const override;
+  void balanceCurve(int64_t from, int64_t to, std::vector<BalancePoint>* out) const override {
+    balances_.curve(from, to, out);
+  }
+
+  // Heap bytes held by the engine's own structures (for the benchmark's bytes/event).
+  size_t bytes() const;
+
+ private:
+  // (endTime, grantId) order; `int64_t` probes find the first grant ending at or after it.
+  struct DrawOrder {
+    const GrantTable* grants;
+    using is_transparent = void;
+    bool operator()(uint32_t a, uint32_t b) const { return grants->drawsBefore(a, b); }
+    bool operator()(uint32_t a, int64_t end) const { return grants->endTime[a] < end; }
+    bool operator()(int64_t end, uint32_t b) const { return end < grants->endTime[b]; }
+  };
+  // std::priority_queue puts the largest first; this makes it the earliest-drawn grant.
+  struct LiveOrder {
+    const GrantTable* grants;
+    bool operator()(uint32_t a, uint32_t b) const { return grants->drawsBefore(b, a); }
+  };
+  struct StartOrder {
+    const GrantTable* grants;
+    bool operator()(uint32_t a, uint32_t b) const {
+      return grants->startTime[a] > grants->startTime[b];
+    }
+  };
+  // Replay order of consumptions: (timestamp, acceptance order).
+  bool before(uint32_t a, uint32_t b) const {
+    return timestamp_[a] != timestamp_[b] ? timestamp_[a] < timestamp_[b] : a < b;
+  }
+  struct Snapshot {
+    uint32_t handle;
+    std::vector<Draw> draws;
+  };
+
+  bool consumeAtHead(uint32_t handle);
+  bool consumeBackdated(uint32_t handle);
+  void spreadGrant(uint32_t grant);
+
+  int64_t leftover(uint32_t g) const { return grants_.amount[g] - drawn_[g]; }
+  // Credit of grant g available to consumption c under the current draws, capped at `need`
+  // (c's own draws must already be removed).
+  int64_t availableTo(uint32_t g, uint32_t c, int64_t need) const;
+  // Greedy earliest-expiry draw for c, scanning grants from `first` in draw order.
+  bool drawGreedy(uint32_t c, std::set<uint32_t, DrawOrder>::const_iterator first,
+                  std::vector<Draw>* out) const;
+  void removeDraws(uint32_t c);
+  void setDraws(uint32_t c, const std::vector<Draw>& draws);
+  void applyToBalances(uint32_t c, const std::vector<Draw>& draws, int64_t sign);
+  void eraseDrawer(uint32_t g, uint32_t c);
+  void insertDrawer(uint32_t g, uint32_t c);
+  void advanceHead(int64_t timestamp);
+  void revive(uint32_t g);
+
+  const GrantTable& grants_;
+  // Per consumption, by handle (acceptance order).
+  std::vector<int64_t> amount_;
+  std::vector<int64_t> timestamp_;
+  std::vector<DrawList> draws_;
+  std::vector<uint32_t> order_;  // handles in replay order
+  // Per grant, by index.
+  std::vector<int64_t> drawn_;
+  std::vector<std::vector<uint32_t>> drawers_;  // consumptions drawing on it, in replay order
+  std::vector<uint8_t> live_flag_;              // in live_ (or pending_)
+  std::set<uint32_t, DrawOrder> byEnd_;         // all grants in draw order
+  // Grants valid at the head time with credit left (lazily cleaned), and those not yet started.
+  std::priority_queue<uint32_t, std::vector<uint32_t>, LiveOrder> live_;
+  std::priority_queue<uint32_t, std::vector<uint32_t>, StartOrder> pending_{StartOrder{&grants_}};
+  int64_t headTime_ = -1;  // latest accepted consumption timestamp
+  BalanceTree balances_;
+  // Scratch for one backdated consumption: who was touched and their draws before.
+  std::vector<Snapshot> touched_;
+  std::unordered_map<uint32_t, size_t> touchSlot_;  // handle -> index in touched_
+};
+
+}  // namespace gcl
+
+#endif  // GPU_CREDIT_LEDGER_INCREMENTAL_ENGINE_H_

@@ -1,0 +1,149 @@
+#include "gpu_credit_ledger/ledger.h"
+
+#include "engine.h"
+#include "incremental_engine.h"
+#include "replay_engine.h"
+
+namespace gcl {
+namespace {
+
+bool isValidAmount(int64_t amount) { return amount >= 1 && amount <= kMaxSafeInteger; }
+bool isValidTime(int64_t time) { return time >= 0 && time <= kMaxSafeInteger; }
+
+std::unique_ptr<Engine> makeEngine(EngineKind kind, const GrantTable& grants) {
+  if (kind == EngineKind::kReplay) return std::make_unique<ReplayEngine>(grants);
+  return std::make_unique<IncrementalEngine>(grants);
+}
+
+}  // namespace
+
+const char* statusName(Status status) {
+  switch (status) {
+    case Status::kOk: return "OK";
+    case Status::kDuplicateId: return "DUPLICATE_ID";
+    case Status::kInvalidId: return "INVALID_ID";
+    case Status::kInvalidAmount: return "INVALID_AMOUNT";
+    case Status::kInvalidTime: return "INVALID_TIME";
+    case Status::kInvalidWindow: return "INVALID_WINDOW";
+    case Status::kTotalOverflow: return "TOTAL_OVERFLOW";
+    case Status::kUnknownId: return "UNKNOWN_ID";
+    case Status::kLimitExceeded: return "LIMIT_EXCEEDED";
+  }
+  return "UNKNOWN_STATUS";
+}
+
+bool isValidId(std::string_view id) {
+  if (id.empty() || id.size() > kMaxIdBytes) return false;
+  size_t i = 0;
+  while (i < id.size()) {
+    const auto lead = static_cast<unsigned char>(id[i]);
+    size_t length;
+    uint32_t codePoint;
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    } else if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2, codePoint = lead & 0x1F;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3, codePoint = lead & 0x0F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4, codePoint = lead & 0x07;
+    } else {
+      return false;
+    }
+    if (i + length > id.size()) return false;
+    for (size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(id[i + k]);
+      if ((next & 0xC0) != 0x80) return false;
+      codePoint = (codePoint << 6) | (next & 0x3F);
+    }
+    const bool overlong = (length == 3 && codePoint < 0x800) || (length == 4 && codePoint < 0x10000);
+    const bool surrogate = codePoint >= 0xD800 && codePoint <= 0xDFFF;
+    if (overlong || surrogate || codePoint > 0x10FFFF) return false;
+    i += length;
+  }
+  return true;
+}
+
+Ledger::Ledger(EngineKind kind)
+    : grants_(std::make_unique<GrantTable>()),
+      eventIds_(std::make_unique<IdIndex>()),
+      engine_(makeEngine(kind, *grants_)) {}
+
+Ledger::~Ledger() = default;
+
+Status Ledger::addGrant(std::string_view grantId, int64_t amount, int64_t startTime,
+                        int64_t endTime) {
+  if (!isValidId(grantId)) return Status::kInvalidId;
+  if (!isValidAmount(amount)) return Status::kInvalidAmount;
+  if (!isValidTime(startTime) || !isValidTime(endTime)) return Status::kInvalidTime;
+  if (startTime > endTime) return Status::kInvalidWindow;
+  const uint32_t existing = grants_->ids.find(grantId);
+  if (existing != IdIndex::kNotFound) {
+    const bool same = grants_->amount[existing] == amount &&
+                      grants_->startTime[existing] == startTime &&
+                      grants_->endTime[existing] == endTime;
+    return same ? Status::kOk : Status::kDuplicateId;
+  }
+  if (amount > kMaxSafeInteger - grantTotal_) return Status::kTotalOverflow;
+  if (grantCount() + consumptionCount() >= kMaxEvents) return Status::kLimitExceeded;
+  const uint32_t grant = grants_->ids.add(grantId);
+  grants_->amount.push_back(amount);
+  grants_->startTime.push_back(startTime);
+  grants_->endTime.push_back(endTime);
+  grantTotal_ += amount;
+  engine_->addGrant(grant);
+  return Status::kOk;
+}
+
+Status Ledger::consume(std::string_view eventId, int64_t amount, int64_t timestamp,
+                       bool* accepted) {
+  if (!isValidId(eventId)) return Status::kInvalidId;
+  if (!isValidAmount(amount)) return Status::kInvalidAmount;
+  if (!isValidTime(timestamp)) return Status::kInvalidTime;
+  const uint32_t existing = eventIds_->find(eventId);
+  if (existing != IdIndex::kNotFound) {
+    const bool same =
+        engine_->amountOf(existing) == amount && engine_->timestampOf(existing) == timestamp;
+    if (!same) return Status::kDuplicateId;
+    *accepted = true;
+    return Status::kOk;
+  }
+  if (grantCount() + consumptionCount() >= kMaxEvents) return Status::kLimitExceeded;
+  *accepted = engine_->consume(amount, timestamp);
+  if (*accepted) eventIds_->add(eventId);
+  return Status::kOk;
+}
+
+Status Ledger::getBalance(int64_t timestamp, int64_t* balance) const {
+  if (!isValidTime(timestamp)) return Status::kInvalidTime;
+  *balance = engine_->balance(timestamp);
+  return Status::kOk;
+}
+
+Status Ledger::allocations(std::string_view eventId, std::vector<Allocation>* out) const {
+  out->clear();
+  if (!isValidId(eventId)) return Status::kInvalidId;
+  const uint32_t handle = eventIds_->find(eventId);
+  if (handle == IdIndex::kNotFound) return Status::kUnknownId;
+  std::vector<Draw> draws;
+  engine_->draws(handle, &draws);
+  out->reserve(draws.size());
+  for (const Draw& draw : draws) {
+    out->push_back({std::string(grants_->ids.at(draw.grant)), draw.amount});
+  }
+  return Status::kOk;
+}
+
+Status Ledger::balanceCurve(int64_t from, int64_t to, std::vector<BalancePoint>* out) const {
+  out->clear();
+  if (!isValidTime(from) || !isValidTime(to)) return Status::kInvalidTime;
+  if (from > to) return Status::kInvalidWindow;
+  engine_->balanceCurve(from, to, out);
+  return Status::kOk;
+}
+
+size_t Ledger::grantCount() const { return grants_->size(); }
+size_t Ledger::consumptionCount() const { return eventIds_->size(); }
+
+}  // namespace gcl

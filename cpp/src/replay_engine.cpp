@@ -1,0 +1,93 @@
+#include "replay_engine.h"
+
+#include <algorithm>
+#include <numeric>
+#include <queue>
+
+namespace gcl {
+
+void ReplayEngine::addGrant(uint32_t /*grant*/) {
+  const bool funded = replay();  // more supply never unfunds an accepted consumption
+  (void)funded;
+}
+
+bool ReplayEngine::consume(int64_t amount, int64_t timestamp) {
+  consumptions_.push_back({amount, timestamp});
+  if (replay()) return true;
+  consumptions_.pop_back();
+  return false;
+}
+
+bool ReplayEngine::replay() {
+  std::vector<uint32_t> order(consumptions_.size());
+  std::iota(order.begin(), order.end(), 0);
+  // Chronological; equal timestamps in acceptance order (the index is acceptance order).
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return consumptions_[a].timestamp < consumptions_[b].timestamp;
+  });
+  std::vector<uint32_t> byStart(grants_.size());
+  std::iota(byStart.begin(), byStart.end(), 0);
+  std::sort(byStart.begin(), byStart.end(), [&](uint32_t a, uint32_t b) {
+    return grants_.startTime[a] < grants_.startTime[b];
+  });
+  auto drawnLater = [&](uint32_t a, uint32_t b) { return grants_.drawsBefore(b, a); };
+  std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(drawnLater)> valid(drawnLater);
+  std::vector<int64_t> remaining(grants_.amount);
+  std::vector<std::vector<Draw>> draws(consumptions_.size());
+  size_t nextGrant = 0;
+  for (uint32_t c : order) {
+    const int64_t t = consumptions_[c].timestamp;
+    while (nextGrant < byStart.size() && grants_.startTime[byStart[nextGrant]] <= t) {
+      valid.push(byStart[nextGrant++]);
+    }
+    int64_t need = consumptions_[c].amount;
+    while (need > 0) {
+      while (!valid.empty() && (grants_.endTime[valid.top()] < t || remaining[valid.top()] == 0)) {
+        valid.pop();
+      }
+      if (valid.empty()) return false;
+      const uint32_t g = valid.top();
+      const int64_t take = std::min(need, remaining[g]);
+      remaining[g] -= take;
+      need -= take;
+      draws[c].push_back({g, take});
+    }
+  }
+  draws_ = std::move(draws);
+  return true;
+}
+
+int64_t ReplayEngine::balance(int64_t timestamp) const {
+  int64_t total = 0;
+  for (uint32_t g = 0; g < grants_.size(); ++g) {
+    if (grants_.validAt(g, timestamp)) total += grants_.amount[g];
+  }
+  for (uint32_t c = 0; c < consumptions_.size(); ++c) {
+    if (consumptions_[c].timestamp > timestamp) continue;
+    for (const Draw& draw : draws_[c]) {
+      if (grants_.validAt(draw.grant, timestamp)) total -= draw.amount;
+    }
+  }
+  return total;
+}
+
+void ReplayEngine::balanceCurve(int64_t from, int64_t to, std::vector<BalancePoint>* out) const {
+  // The balance can only change where a grant starts, one ends, or a consumption lands.
+  std::vector<int64_t> times{from};
+  auto candidate = [&](int64_t t) {
+    if (t > from && t <= to) times.push_back(t);
+  };
+  for (uint32_t g = 0; g < grants_.size(); ++g) {
+    candidate(grants_.startTime[g]);
+    candidate(grants_.endTime[g] + 1);
+  }
+  for (const Consumption& c : consumptions_) candidate(c.timestamp);
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  for (int64_t t : times) {
+    const int64_t value = balance(t);
+    if (out->empty() || out->back().balance != value) out->push_back({t, value});
+  }
+}
+
+}  // namespace gcl

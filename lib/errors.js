@@ -1,0 +1,11 @@
+/**
+ * An error the ledger raises for a well-formed call it cannot carry out.
+ * `code` is one of: 'DUPLICATE_ID', 'DISPOSED', 'LIMIT_EXCEEDED'.
+ */
+export class LedgerError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'LedgerError';
+    this.code = code;
+  }
+}

@@ -1,0 +1,127 @@
+import { LedgerError } from './errors.js';
+import { checkAmount, checkId, checkTime, checkWindow } from './validate.js';
+
+// C++ gcl::Status codes (cpp/include/gpu_credit_ledger/ledger.h).
+const Status = Object.freeze({
+  OK: 0,
+  DUPLICATE_ID: 1,
+  INVALID_ID: 2,
+  INVALID_AMOUNT: 3,
+  INVALID_TIME: 4,
+  INVALID_WINDOW: 5,
+  TOTAL_OVERFLOW: 6,
+  UNKNOWN_ID: 7,
+  LIMIT_EXCEEDED: 8,
+});
+
+function statusError(method, status, what) {
+  switch (status) {
+    case Status.DUPLICATE_ID:
+      return new LedgerError('DUPLICATE_ID', `${method}: ${what} already exists with different parameters`);
+    case Status.TOTAL_OVERFLOW:
+      return new RangeError(`${method}: amount would bring the total of all grants above 2^53 - 1`);
+    case Status.LIMIT_EXCEEDED:
+      return new LedgerError('LIMIT_EXCEEDED', `${method}: the ledger holds the maximum number of events`);
+    default:
+      // Unreachable after validation; kept so that a gap between the two layers is loud.
+      return new RangeError(`${method}: rejected by the core with status ${status}`);
+  }
+}
+
+const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
+
+/** Builds the public classes around one instantiated WASM module. */
+export function makeApi(module) {
+  // Frees the WASM object of a ledger that was garbage-collected without dispose().
+  const finalizer = new FinalizationRegistry((handle) => handle.delete());
+
+  class GPULedger {
+    #handle;
+
+    constructor() {
+      this.#handle = new module._Ledger();
+      finalizer.register(this, this.#handle, this);
+    }
+
+    #live(method) {
+      if (this.#handle === null) {
+        throw new LedgerError('DISPOSED', `${method}: this ledger was disposed`);
+      }
+      return this.#handle;
+    }
+
+    addGrant(grantId, amount, startTime, endTime) {
+      const handle = this.#live('addGrant');
+      checkId('addGrant', 'grantId', grantId);
+      checkAmount('addGrant', 'amount', amount);
+      checkTime('addGrant', 'startTime', startTime);
+      checkTime('addGrant', 'endTime', endTime);
+      checkWindow('addGrant', 'startTime', startTime, 'endTime', endTime);
+      const status = handle.addGrant(grantId, amount, startTime, endTime);
+      if (status !== Status.OK) throw statusError('addGrant', status, `grant ${JSON.stringify(grantId)}`);
+    }
+
+    consume(eventId, amount, timestamp) {
+      const handle = this.#live('consume');
+      checkId('consume', 'eventId', eventId);
+      checkAmount('consume', 'amount', amount);
+      checkTime('consume', 'timestamp', timestamp);
+      const result = handle.consume(eventId, amount, timestamp);
+      if (result < 0) throw statusError('consume', -result, `consumption ${JSON.stringify(eventId)}`);
+      return result === 1;
+    }
+
+    getBalance(timestamp) {
+      const handle = this.#live('getBalance');
+      checkTime('getBalance', 'timestamp', timestamp);
+      return handle.getBalance(timestamp);
+    }
+
+    allocations(eventId) {
+      const handle = this.#live('allocations');
+      checkId('allocations', 'eventId', eventId);
+      const flat = handle.allocations(eventId);
+      if (flat === null) return null;
+      const out = [];
+      for (let i = 0; i < flat.length; i += 2) out.push({ grantId: flat[i], amount: flat[i + 1] });
+      return out;
+    }
+
+    balanceCurve(from, to) {
+      const handle = this.#live('balanceCurve');
+      checkTime('balanceCurve', 'from', from);
+      checkTime('balanceCurve', 'to', to);
+      checkWindow('balanceCurve', 'from', from, 'to', to);
+      const count = handle.balanceCurve(from, to);
+      const flat = handle.curveView();
+      const out = new Array(count);
+      for (let i = 0; i < count; i++) out[i] = [flat[2 * i], flat[2 * i + 1]];
+      return out;
+    }
+
+    get grantCount() {
+      return this.#live('grantCount').grantCount();
+    }
+
+    get consumptionCount() {
+      return this.#live('consumptionCount').consumptionCount();
+    }
+
+    get disposed() {
+      return this.#handle === null;
+    }
+
+    dispose() {
+      if (this.#handle === null) return;
+      finalizer.unregister(this);
+      this.#handle.delete();
+      this.#handle = null;
+    }
+
+    [disposeSymbol]() {
+      this.dispose();
+    }
+  }
+
+  return { GPULedger, LedgerError };
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds the npm package's module, dist/gpu_credit_ledger_wasm.mjs (wasm inlined).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/ensure-tools.sh
+if [ -n "${GCL_SKIP_PREPACK_BUILD:-}" ] && [ -f dist/gpu_credit_ledger_wasm.mjs ]; then
+  exit 0
+fi
+ensure_tools emscripten native
+emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/wasm -j2
+ls -l dist/gpu_credit_ledger_wasm.mjs
