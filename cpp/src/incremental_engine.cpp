@@ -183,13 +183,14 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
     for (const Draw& draw : old) {
       if (draw.grant != last) offers.push_back(draw);
     }
-    for (const auto& [g, extra] : freed) {
+    for (const auto& entry : freed) {
+      const uint32_t g = entry.first;
       if (!prefers(g)) continue;
       auto found = std::find_if(offers.begin(), offers.end(), [&](const Draw& d) { return d.grant == g; });
       if (found == offers.end()) {
-        offers.push_back({g, extra});
+        offers.push_back({g, entry.second});
       } else {
-        found->amount += extra;
+        found->amount += entry.second;
       }
     }
     std::sort(offers.begin(), offers.end(),
