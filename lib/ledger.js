@@ -1,5 +1,5 @@
 import { LedgerError } from './errors.js';
-import { checkAmount, checkId, checkTime, checkWindow } from './validate.js';
+import { MAX_ID_BYTES, checkAmount, checkId, checkTime, checkWindow } from './validate.js';
 
 // C++ gcl::Status codes (cpp/include/gpu_credit_ledger/ledger.h).
 const Status = Object.freeze({
@@ -28,6 +28,8 @@ function statusError(method, status, what) {
   }
 }
 
+const encoder = new TextEncoder();
+
 const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
 /** Builds the public classes around one instantiated WASM module. */
@@ -35,11 +37,24 @@ export function makeApi(module) {
   // Frees the WASM object of a ledger that was garbage-collected without dispose().
   const finalizer = new FinalizationRegistry((handle) => handle.delete());
 
+  // Writes a validated id as UTF-8 into the ledger's id buffer; returns its byte length.
+  function writeId(address, text) {
+    const heap = module.HEAPU8; // re-read: growing memory replaces the view
+    for (let i = 0; i < text.length; i++) {
+      const unit = text.charCodeAt(i);
+      if (unit >= 0x80) return encoder.encodeInto(text, heap.subarray(address, address + MAX_ID_BYTES)).written;
+      heap[address + i] = unit;
+    }
+    return text.length;
+  }
+
   class GPULedger {
     #handle;
+    #idAddress;
 
     constructor() {
       this.#handle = new module._Ledger();
+      this.#idAddress = this.#handle.idBuffer();
       finalizer.register(this, this.#handle, this);
     }
 
@@ -57,7 +72,7 @@ export function makeApi(module) {
       checkTime('addGrant', 'startTime', startTime);
       checkTime('addGrant', 'endTime', endTime);
       checkWindow('addGrant', 'startTime', startTime, 'endTime', endTime);
-      const status = handle.addGrant(grantId, amount, startTime, endTime);
+      const status = handle.addGrant(writeId(this.#idAddress, grantId), amount, startTime, endTime);
       if (status !== Status.OK) throw statusError('addGrant', status, `grant ${JSON.stringify(grantId)}`);
     }
 
@@ -66,7 +81,7 @@ export function makeApi(module) {
       checkId('consume', 'eventId', eventId);
       checkAmount('consume', 'amount', amount);
       checkTime('consume', 'timestamp', timestamp);
-      const result = handle.consume(eventId, amount, timestamp);
+      const result = handle.consume(writeId(this.#idAddress, eventId), amount, timestamp);
       if (result < 0) throw statusError('consume', -result, `consumption ${JSON.stringify(eventId)}`);
       return result === 1;
     }
@@ -80,7 +95,7 @@ export function makeApi(module) {
     allocations(eventId) {
       const handle = this.#live('allocations');
       checkId('allocations', 'eventId', eventId);
-      const flat = handle.allocations(eventId);
+      const flat = handle.allocations(writeId(this.#idAddress, eventId));
       if (flat === null) return null;
       const out = [];
       for (let i = 0; i < flat.length; i += 2) out.push({ grantId: flat[i], amount: flat[i + 1] });

@@ -4,7 +4,10 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -23,18 +26,26 @@ int64_t toInt64(double value) {
   return static_cast<int64_t>(value);
 }
 
+// Ids travel through a per-ledger buffer in WASM memory that the wrapper writes UTF-8
+// into directly: an embind std::string argument costs a malloc, a copy and a free per call,
+// which was most of the time of a consume.
 class WasmLedger {
  public:
-  // Status code (0 = ok).
-  int addGrant(const std::string& grantId, double amount, double startTime, double endTime) {
+  WasmLedger() : idBuffer_(gcl::kMaxIdBytes, '\0') {}
+
+  // Address of the id buffer (kMaxIdBytes long); the wrapper keeps it for the ledger's life.
+  double idBuffer() { return static_cast<double>(reinterpret_cast<uintptr_t>(idBuffer_.data())); }
+
+  // Status code (0 = ok). The grant id is the first idLength bytes of the id buffer.
+  int addGrant(int idLength, double amount, double startTime, double endTime) {
     return static_cast<int>(
-        ledger_.addGrant(grantId, toInt64(amount), toInt64(startTime), toInt64(endTime)));
+        ledger_.addGrant(id(idLength), toInt64(amount), toInt64(startTime), toInt64(endTime)));
   }
 
   // 1 accepted, 0 rejected, negative: minus a status code.
-  int consume(const std::string& eventId, double amount, double timestamp) {
+  int consume(int idLength, double amount, double timestamp) {
     bool accepted = false;
-    const gcl::Status status = ledger_.consume(eventId, toInt64(amount), toInt64(timestamp), &accepted);
+    const gcl::Status status = ledger_.consume(id(idLength), toInt64(amount), toInt64(timestamp), &accepted);
     if (status != gcl::Status::kOk) return -static_cast<int>(status);
     return accepted ? 1 : 0;
   }
@@ -48,8 +59,8 @@ class WasmLedger {
   }
 
   // [grantId, amount, grantId, amount, ...] in draw order, or null for an unknown id.
-  val allocations(const std::string& eventId) const {
-    if (ledger_.allocations(eventId, &allocations_) != gcl::Status::kOk) return val::null();
+  val allocations(int idLength) const {
+    if (ledger_.allocations(id(idLength), &allocations_) != gcl::Status::kOk) return val::null();
     val out = val::array();
     unsigned index = 0;
     for (const gcl::Allocation& allocation : allocations_) {
@@ -78,7 +89,13 @@ class WasmLedger {
   double consumptionCount() const { return static_cast<double>(ledger_.consumptionCount()); }
 
  private:
+  std::string_view id(int length) const {
+    const size_t size = length < 0 ? 0 : std::min(static_cast<size_t>(length), idBuffer_.size());
+    return std::string_view(idBuffer_.data(), size);
+  }
+
   gcl::Ledger ledger_;
+  std::string idBuffer_;
   mutable std::vector<gcl::Allocation> allocations_;
   std::vector<gcl::BalancePoint> points_;
   std::vector<double> curve_;
@@ -89,6 +106,7 @@ class WasmLedger {
 EMSCRIPTEN_BINDINGS(gpu_credit_ledger) {
   emscripten::class_<WasmLedger>("_Ledger")
       .constructor<>()
+      .function("idBuffer", &WasmLedger::idBuffer)
       .function("addGrant", &WasmLedger::addGrant)
       .function("consume", &WasmLedger::consume)
       .function("getBalance", &WasmLedger::getBalance)

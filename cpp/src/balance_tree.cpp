@@ -1,92 +1,133 @@
 #include "balance_tree.h"
 
+#include <algorithm>
+
 namespace gcl {
 
-void BalanceTree::add(int64_t time, int64_t delta) { root_ = insert(root_, time, delta); }
-
-uint32_t BalanceTree::insert(uint32_t node, int64_t time, int64_t delta) {
-  if (node == kNil) {
-    rng_ ^= rng_ << 13;
-    rng_ ^= rng_ >> 17;
-    rng_ ^= rng_ << 5;
-    nodes_.push_back({time, delta, delta, kNil, kNil, rng_});
-    return static_cast<uint32_t>(nodes_.size() - 1);
-  }
-  nodes_[node].sum += delta;
-  if (time == nodes_[node].time) {
-    nodes_[node].delta += delta;
-    return node;
-  }
-  if (time < nodes_[node].time) {
-    const uint32_t child = insert(nodes_[node].left, time, delta);
-    nodes_[node].left = child;
-    if (nodes_[child].priority > nodes_[node].priority) return rotateRight(node);
-  } else {
-    const uint32_t child = insert(nodes_[node].right, time, delta);
-    nodes_[node].right = child;
-    if (nodes_[child].priority > nodes_[node].priority) return rotateLeft(node);
-  }
-  return node;
+void BalanceTree::add(int64_t time, int64_t delta) {
+  total_ += delta;
+  const Split split = insert(root_, height_, time, delta);
+  if (split.node == kNone) return;
+  Inner root;
+  const int64_t oldFirst = height_ == 0 ? leaves_[root_].time[0] : inners_[root_].first[0];
+  root.first[0] = oldFirst;
+  root.sum[0] = total_ - split.sum;
+  root.child[0] = root_;
+  root.first[1] = split.first;
+  root.sum[1] = split.sum;
+  root.child[1] = split.node;
+  root.count = 2;
+  inners_.push_back(root);
+  root_ = static_cast<uint32_t>(inners_.size() - 1);
+  ++height_;
 }
 
-uint32_t BalanceTree::rotateRight(uint32_t node) {
-  const uint32_t top = nodes_[node].left;
-  nodes_[node].left = nodes_[top].right;
-  nodes_[top].right = node;
-  refresh(node);
-  refresh(top);
-  return top;
+BalanceTree::Split BalanceTree::insert(uint32_t node, int level, int64_t time, int64_t delta) {
+  if (level == 0) {
+    Leaf& leaf = leaves_[node];
+    int j = leaf.count;  // keys arrive mostly near the end: search from the right
+    while (j > 0 && leaf.time[j - 1] >= time) --j;
+    if (j < leaf.count && leaf.time[j] == time) {
+      leaf.delta[j] += delta;
+      return {};
+    }
+    std::copy_backward(leaf.time + j, leaf.time + leaf.count, leaf.time + leaf.count + 1);
+    std::copy_backward(leaf.delta + j, leaf.delta + leaf.count, leaf.delta + leaf.count + 1);
+    leaf.time[j] = time;
+    leaf.delta[j] = delta;
+    ++leaf.count;
+    return leaf.count == kLeafSize ? splitLeaf(node) : Split{};
+  }
+  Inner& inner = inners_[node];
+  const int i = route(inner, time);
+  inner.first[i] = std::min(inner.first[i], time);
+  inner.sum[i] += delta;
+  const uint32_t child = inner.child[i];
+  const Split split = insert(child, level - 1, time, delta);
+  if (split.node == kNone) return {};
+  Inner& parent = inners_[node];  // insert() may have grown inners_
+  parent.sum[i] -= split.sum;
+  std::copy_backward(parent.first + i + 1, parent.first + parent.count, parent.first + parent.count + 1);
+  std::copy_backward(parent.sum + i + 1, parent.sum + parent.count, parent.sum + parent.count + 1);
+  std::copy_backward(parent.child + i + 1, parent.child + parent.count, parent.child + parent.count + 1);
+  parent.first[i + 1] = split.first;
+  parent.sum[i + 1] = split.sum;
+  parent.child[i + 1] = split.node;
+  ++parent.count;
+  return parent.count == kFanout ? splitInner(node) : Split{};
 }
 
-uint32_t BalanceTree::rotateLeft(uint32_t node) {
-  const uint32_t top = nodes_[node].right;
-  nodes_[node].right = nodes_[top].left;
-  nodes_[top].left = node;
-  refresh(node);
-  refresh(top);
-  return top;
+BalanceTree::Split BalanceTree::splitLeaf(uint32_t node) {
+  leaves_.emplace_back();
+  const auto right = static_cast<uint32_t>(leaves_.size() - 1);
+  Leaf& left = leaves_[node];
+  Leaf& fresh = leaves_[right];
+  const int keep = left.count / 2;
+  fresh.count = left.count - keep;
+  std::copy(left.time + keep, left.time + left.count, fresh.time);
+  std::copy(left.delta + keep, left.delta + left.count, fresh.delta);
+  left.count = keep;
+  fresh.next = left.next;
+  left.next = right;
+  int64_t sum = 0;
+  for (int j = 0; j < fresh.count; ++j) sum += fresh.delta[j];
+  return {right, fresh.time[0], sum};
+}
+
+BalanceTree::Split BalanceTree::splitInner(uint32_t node) {
+  inners_.emplace_back();
+  const auto right = static_cast<uint32_t>(inners_.size() - 1);
+  Inner& left = inners_[node];
+  Inner& fresh = inners_[right];
+  const int keep = left.count / 2;
+  fresh.count = left.count - keep;
+  std::copy(left.first + keep, left.first + left.count, fresh.first);
+  std::copy(left.sum + keep, left.sum + left.count, fresh.sum);
+  std::copy(left.child + keep, left.child + left.count, fresh.child);
+  left.count = keep;
+  int64_t sum = 0;
+  for (int j = 0; j < fresh.count; ++j) sum += fresh.sum[j];
+  return {right, fresh.first[0], sum};
 }
 
 int64_t BalanceTree::at(int64_t time) const {
-  int64_t total = 0;
+  // Walk down keeping the sum of everything left of the path. Queries cluster at recent
+  // times, so each node is scanned from the right: subtree total minus what is later.
+  int64_t before = 0;
+  int64_t subtree = total_;
   uint32_t node = root_;
-  while (node != kNil) {
-    const Node& n = nodes_[node];
-    if (n.time <= time) {
-      total += sumOf(n.left) + n.delta;
-      node = n.right;
-    } else {
-      node = n.left;
-    }
+  for (int level = height_; level > 0; --level) {
+    const Inner& inner = inners_[node];
+    int64_t later = 0;
+    int i = inner.count - 1;
+    while (i > 0 && inner.first[i] > time) later += inner.sum[i--];
+    if (inner.first[i] > time) return before;  // every key is later than `time`
+    before += subtree - later - inner.sum[i];
+    subtree = inner.sum[i];
+    node = inner.child[i];
   }
-  return total;
+  const Leaf& leaf = leaves_[node];
+  int64_t later = 0;
+  for (int j = leaf.count - 1; j >= 0 && leaf.time[j] > time; --j) later += leaf.delta[j];
+  return before + subtree - later;
 }
 
 void BalanceTree::curve(int64_t from, int64_t to, std::vector<BalancePoint>* out) const {
   int64_t value = at(from);
   out->push_back({from, value});
-  // In-order walk over the keys in (from, to], with an explicit stack.
-  std::vector<uint32_t> stack;
   uint32_t node = root_;
-  while (node != kNil || !stack.empty()) {
-    while (node != kNil) {
-      if (nodes_[node].time <= from) {
-        node = nodes_[node].right;
-      } else {
-        stack.push_back(node);
-        node = nodes_[node].left;
-      }
+  for (int level = height_; level > 0; --level) {
+    const Inner& inner = inners_[node];
+    node = inner.child[route(inner, from)];
+  }
+  for (; node != kNone; node = leaves_[node].next) {
+    const Leaf& leaf = leaves_[node];
+    for (int j = 0; j < leaf.count; ++j) {
+      if (leaf.time[j] <= from) continue;
+      if (leaf.time[j] > to) return;
+      value += leaf.delta[j];
+      if (value != out->back().balance) out->push_back({leaf.time[j], value});
     }
-    if (stack.empty()) break;
-    node = stack.back();
-    stack.pop_back();
-    const Node& n = nodes_[node];
-    if (n.time > to) break;
-    if (n.delta != 0) {
-      value += n.delta;
-      if (value != out->back().balance) out->push_back({n.time, value});
-    }
-    node = n.right;
   }
 }
 

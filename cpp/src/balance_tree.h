@@ -1,7 +1,8 @@
-// Range-add / point-query over time, as a treap keyed by time holding deltas: a grant adds
-// its amount on [startTime, endTime] (+amount at startTime, -amount at endTime + 1) and a
-// draw subtracts on [timestamp, endTime of its grant]. The balance at t is the sum of the
-// deltas at keys <= t (ALGORITHMS.md, fact 2). One node per distinct time.
+// Range-add / point-query over time (ALGORITHMS.md, fact 2): a grant adds its amount on
+// [startTime, endTime] (+amount at startTime, -amount at endTime + 1) and a draw subtracts
+// on [timestamp, endTime of its grant]. The balance at t is the sum of the deltas at keys
+// <= t. Stored as a B+tree of (time, delta) with per-child sums: a handful of contiguous
+// nodes per call instead of a pointer chase per level, which is what a treap cost here.
 #ifndef GPU_CREDIT_LEDGER_BALANCE_TREE_H_
 #define GPU_CREDIT_LEDGER_BALANCE_TREE_H_
 
@@ -14,6 +15,8 @@ namespace gcl {
 
 class BalanceTree {
  public:
+  BalanceTree() : leaves_(1) {}
+
   // Adds `delta` to every balance from `time` on.
   void add(int64_t time, int64_t delta);
   // Adds `delta` to the balances on [from, to]; `to` may be kMaxSafeInteger.
@@ -24,31 +27,47 @@ class BalanceTree {
   int64_t at(int64_t time) const;
   // Appends [from, at(from)] and then each later key in (from, to] where the value changes.
   void curve(int64_t from, int64_t to, std::vector<BalancePoint>* out) const;
-  size_t bytes() const { return nodes_.capacity() * sizeof(Node); }
-
- private:
-  static constexpr uint32_t kNil = UINT32_MAX;
-  struct Node {
-    int64_t time;
-    int64_t delta;
-    int64_t sum;  // of the deltas in this subtree
-    uint32_t left;
-    uint32_t right;
-    uint32_t priority;
-  };
-
-  uint32_t insert(uint32_t node, int64_t time, int64_t delta);
-  uint32_t rotateRight(uint32_t node);
-  uint32_t rotateLeft(uint32_t node);
-  int64_t sumOf(uint32_t node) const { return node == kNil ? 0 : nodes_[node].sum; }
-  void refresh(uint32_t node) {
-    Node& n = nodes_[node];
-    n.sum = n.delta + sumOf(n.left) + sumOf(n.right);
+  size_t bytes() const {
+    return leaves_.capacity() * sizeof(Leaf) + inners_.capacity() * sizeof(Inner);
   }
 
-  std::vector<Node> nodes_;
-  uint32_t root_ = kNil;
-  uint32_t rng_ = 0x9E3779B9u;  // fixed seed: native and WASM builds shape the tree alike
+ private:
+  static constexpr int kLeafSize = 64;
+  static constexpr int kFanout = 32;
+  static constexpr uint32_t kNone = UINT32_MAX;
+  struct Leaf {
+    int64_t time[kLeafSize];
+    int64_t delta[kLeafSize];
+    int32_t count = 0;
+    uint32_t next = kNone;  // the leaf with the following keys
+  };
+  struct Inner {
+    int64_t first[kFanout];  // smallest key under each child
+    int64_t sum[kFanout];    // sum of the deltas under each child
+    uint32_t child[kFanout];
+    int32_t count = 0;
+  };
+  struct Split {  // a node that overflowed hands back its new right sibling
+    uint32_t node = kNone;
+    int64_t first = 0;
+    int64_t sum = 0;
+  };
+
+  Split insert(uint32_t node, int level, int64_t time, int64_t delta);
+  Split splitLeaf(uint32_t node);
+  Split splitInner(uint32_t node);
+  // The child of `inner` whose keys would hold `time` (the first child if all are later).
+  static int route(const Inner& inner, int64_t time) {
+    int i = inner.count - 1;
+    while (i > 0 && inner.first[i] > time) --i;
+    return i;
+  }
+
+  std::vector<Leaf> leaves_;
+  std::vector<Inner> inners_;
+  uint32_t root_ = 0;
+  int height_ = 0;  // 0: the root is a leaf
+  int64_t total_ = 0;
 };
 
 }  // namespace gcl

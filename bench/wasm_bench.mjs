@@ -1,0 +1,65 @@
+// WASM half of `npm run bench`: replays the workloads that gcl_bench wrote, through the
+// public package API (validation and embind included), and prints them beside the native
+// figures of the same run.   node bench/wasm_bench.mjs OUT_DIR
+import { readFileSync } from 'node:fs';
+import { GPULedger } from 'gpu-credit-ledger';
+
+const outDir = process.argv[2];
+const native = JSON.parse(readFileSync(`${outDir}/native.json`, 'utf8'));
+
+function loadOps(file) {
+  const bytes = readFileSync(file);
+  const rows = new BigInt64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+  const count = rows.length / 5;
+  const kind = new Uint8Array(count);
+  const amount = new Float64Array(count);
+  const a = new Float64Array(count);
+  const b = new Float64Array(count);
+  const ids = new Array(count);
+  for (let i = 0; i < count; i++) {
+    kind[i] = Number(rows[5 * i]);
+    ids[i] = (kind[i] === 0 ? 'g' : 'c') + rows[5 * i + 1];
+    amount[i] = Number(rows[5 * i + 2]);
+    a[i] = Number(rows[5 * i + 3]);
+    b[i] = Number(rows[5 * i + 4]);
+  }
+  return { count, kind, ids, amount, a, b };
+}
+
+function run(ops) {
+  const ledger = new GPULedger();
+  let accepted = 0;
+  let balanceSum = 0;
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < ops.count; i++) {
+    const kind = ops.kind[i];
+    if (kind === 0) ledger.addGrant(ops.ids[i], ops.amount[i], ops.a[i], ops.b[i]);
+    else if (kind === 1) accepted += ledger.consume(ops.ids[i], ops.amount[i], ops.a[i]) ? 1 : 0;
+    else balanceSum += ledger.getBalance(ops.a[i]);
+  }
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  ledger.dispose();
+  return { seconds, accepted, balanceSum };
+}
+
+const pad = (text, width) => String(text).padStart(width);
+console.log(`\nWASM (em++ -O3, Node ${process.versions.node}) through the public API, same workloads`);
+console.log(`${'workload'.padEnd(22)} ${pad('ops/s', 12)} ${pad('us/op', 9)} ${pad('WASM/native', 12)} ${pad('same result', 12)}`);
+let mismatches = 0;
+for (const workload of native) {
+  if (!workload.file) continue;
+  const ops = loadOps(workload.file);
+  const result = run(ops);
+  const same = result.accepted === workload.accepted && result.balanceSum === workload.balanceSum;
+  if (!same) mismatches++;
+  console.log(
+    `${workload.name.padEnd(22)} ${pad(Math.round(ops.count / result.seconds), 12)} ${pad(
+      ((1e6 * result.seconds) / ops.count).toFixed(3),
+      9,
+    )} ${pad((result.seconds / workload.seconds).toFixed(2) + 'x', 12)} ${pad(same ? 'yes' : 'NO', 12)}`,
+  );
+}
+if (mismatches > 0) {
+  console.error(`${mismatches} workload(s) gave different results in WASM and native`);
+  process.exit(1);
+}

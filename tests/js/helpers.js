@@ -1,0 +1,49 @@
+// Shared test helpers: a seeded PRNG, error capture, and a ledger snapshot.
+import { expect } from 'vitest';
+
+export const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
+
+export function mulberry32(seed) {
+  let state = seed >>> 0;
+  return function next() {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Runs fn and returns what it threw (failing the test if it did not throw).
+export function thrown(fn) {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to throw, it returned normally');
+}
+
+// Runs fn and returns { value } or { error }, so two ledgers can be compared.
+export function outcome(fn) {
+  try {
+    return { value: fn() };
+  } catch (error) {
+    return { error };
+  }
+}
+
+// Everything observable about a ledger, for "nothing changed" assertions.
+export function snapshot(ledger, { times, eventIds, from = 0, to = 100 }) {
+  return {
+    grantCount: ledger.grantCount,
+    consumptionCount: ledger.consumptionCount,
+    balances: times.map((t) => [t, ledger.getBalance(t)]),
+    allocations: eventIds.map((id) => [id, ledger.allocations(id)]),
+    curve: ledger.balanceCurve(from, to),
+  };
+}
+
+export function expectUnchanged(ledger, before, options) {
+  expect(snapshot(ledger, options)).toEqual(before);
+}

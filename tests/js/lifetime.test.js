@@ -1,0 +1,87 @@
+// Object lifetime (dispose, Symbol.dispose, DISPOSED) and the async loader entry.
+import { afterEach, describe, expect, it } from 'vitest';
+import { GPULedger, LedgerError } from 'gpu-credit-ledger';
+import { loadLedger } from 'gpu-credit-ledger/load';
+import { disposeSymbol, thrown } from './helpers.js';
+
+let ledgers = [];
+function newLedger() {
+  const ledger = new GPULedger();
+  ledgers.push(ledger);
+  return ledger;
+}
+afterEach(() => {
+  for (const ledger of ledgers) ledger.dispose();
+  ledgers = [];
+});
+
+describe('lifetime', () => {
+  const methods = [
+    ['addGrant', (l) => l.addGrant('g', 1, 0, 1)],
+    ['consume', (l) => l.consume('c', 1, 0)],
+    ['getBalance', (l) => l.getBalance(0)],
+    ['allocations', (l) => l.allocations('c')],
+    ['balanceCurve', (l) => l.balanceCurve(0, 1)],
+    ['grantCount', (l) => l.grantCount],
+    ['consumptionCount', (l) => l.consumptionCount],
+  ];
+
+  for (const [name, call] of methods) {
+    it(`throws DISPOSED from ${name} after dispose`, () => {
+      const ledger = new GPULedger();
+      ledger.addGrant('g', 10, 0, 10);
+      ledger.dispose();
+      const error = thrown(() => call(ledger));
+      expect(error).toBeInstanceOf(LedgerError);
+      expect(error.code).toBe('DISPOSED');
+    });
+  }
+
+  it('treats a second dispose as harmless', () => {
+    const ledger = new GPULedger();
+    ledger.dispose();
+    expect(() => ledger.dispose()).not.toThrow();
+    expect(() => ledger[disposeSymbol]()).not.toThrow();
+  });
+
+  it('disposes through Symbol.dispose', () => {
+    const ledger = new GPULedger();
+    ledger[disposeSymbol]();
+    expect(thrown(() => ledger.getBalance(0)).code).toBe('DISPOSED');
+  });
+
+  it('keeps other ledgers working when one is disposed', () => {
+    const kept = newLedger();
+    const dropped = new GPULedger();
+    kept.addGrant('g', 10, 0, 10);
+    dropped.addGrant('g', 99, 0, 10);
+    dropped.dispose();
+    expect(kept.getBalance(5)).toBe(10);
+    expect(kept.consume('c', 10, 5)).toBe(true);
+  });
+
+  it('keeps independent state per ledger', () => {
+    const a = newLedger();
+    const b = newLedger();
+    a.addGrant('g', 10, 0, 10);
+    expect(b.getBalance(5)).toBe(0);
+    expect(b.consume('c', 1, 5)).toBe(false);
+    expect(a.consume('c', 1, 5)).toBe(true);
+  });
+});
+
+describe("the 'gpu-credit-ledger/load' entry", () => {
+  it('loads a working ledger class asynchronously', async () => {
+    const loaded = await loadLedger();
+    const ledger = new loaded.GPULedger();
+    ledger.addGrant('g1', 100, 0, 10);
+    ledger.addGrant('g2', 50, 5, 15);
+    expect(ledger.consume('c1', 80, 6)).toBe(true);
+    expect(ledger.getBalance(6)).toBe(70);
+    expect(thrown(() => ledger.consume('c1', 81, 6)).code).toBe('DUPLICATE_ID');
+    ledger.dispose();
+    const error = thrown(() => ledger.getBalance(6));
+    expect(error).toBeInstanceOf(loaded.LedgerError);
+    expect(error.code).toBe('DISPOSED');
+  });
+});
