@@ -19,12 +19,31 @@ export interface Allocation {
 export type BalancePoint = [time: number, balance: number];
 
 /** Codes carried by {@link LedgerError}. */
-export type LedgerErrorCode = 'DUPLICATE_ID' | 'DISPOSED' | 'LIMIT_EXCEEDED';
+export type LedgerErrorCode =
+  | 'DUPLICATE_ID'
+  | 'DISPOSED'
+  | 'LIMIT_EXCEEDED'
+  | 'OUT_OF_MEMORY'
+  | 'INVALID_SNAPSHOT';
+
+/**
+ * A ledger as data (`toJSON()` / `GPULedger.fromJSON()`), version 1: the grants in the order
+ * they were added and the accepted consumptions in acceptance order. Replaying it
+ * rebuilds an identical ledger: same balances, allocations and future decisions.
+ */
+export interface LedgerSnapshot {
+  format: 'gpu-credit-ledger';
+  version: 1;
+  grants: Array<{ grantId: string; amount: number; startTime: number; endTime: number }>;
+  consumptions: Array<{ eventId: string; amount: number; timestamp: number }>;
+}
 
 /**
  * Raised for a well-formed call the ledger refuses: an id reused with different
- * parameters (`DUPLICATE_ID`), a disposed ledger (`DISPOSED`), or a full ledger
- * (`LIMIT_EXCEEDED`). The ledger is unchanged after any error.
+ * parameters (`DUPLICATE_ID`), a disposed ledger (`DISPOSED`), a ledger at its event
+ * limit (`LIMIT_EXCEEDED`), a call that could need more memory than the WebAssembly heap
+ * can grow to (`OUT_OF_MEMORY`), or a snapshot `fromJSON` refuses (`INVALID_SNAPSHOT`).
+ * The ledger is unchanged and usable after any error.
  */
 export declare class LedgerError extends Error {
   constructor(code: LedgerErrorCode, message: string);
@@ -84,6 +103,23 @@ export declare class GPULedger {
    * @throws {RangeError} when `from > to`.
    */
   balanceCurve(from: number, to: number): BalancePoint[];
+
+  /** The snapshot document of this ledger (also what `JSON.stringify(ledger)` writes). */
+  toJSON(): LedgerSnapshot;
+
+  /**
+   * Rebuilds a ledger from a snapshot object or its JSON text. A document that is
+   * malformed, of another version, has bad fields or duplicate ids, or describes a history
+   * the rules would not have accepted is refused with `LedgerError` `INVALID_SNAPSHOT`
+   * (the message names the entry at fault); nothing is built then.
+   */
+  static fromJSON(snapshot: LedgerSnapshot | string): GPULedger;
+
+  /** Bytes in use on the WebAssembly heap that all ledgers share. Walks the heap: for diagnostics and leak tests. */
+  static wasmHeapBytes(): number;
+
+  /** The most the WebAssembly heap may grow to (2 GiB); calls that could need more throw `OUT_OF_MEMORY`. */
+  static readonly maxHeapBytes: number;
 
   /** Number of grants. */
   readonly grantCount: number;

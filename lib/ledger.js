@@ -1,4 +1,5 @@
 import { LedgerError } from './errors.js';
+import { readSnapshot, writeSnapshot } from './snapshot.js';
 import { MAX_ID_BYTES, checkAmount, checkId, checkTime, checkWindow } from './validate.js';
 
 // C++ gcl::Status codes (cpp/include/gpu_credit_ledger/ledger.h).
@@ -12,6 +13,7 @@ const Status = Object.freeze({
   TOTAL_OVERFLOW: 6,
   UNKNOWN_ID: 7,
   LIMIT_EXCEEDED: 8,
+  OUT_OF_MEMORY: 9,
 });
 
 function statusError(method, status, what) {
@@ -22,6 +24,8 @@ function statusError(method, status, what) {
       return new RangeError(`${method}: amount would bring the total of all grants above 2^53 - 1`);
     case Status.LIMIT_EXCEEDED:
       return new LedgerError('LIMIT_EXCEEDED', `${method}: the ledger holds the maximum number of events`);
+    case Status.OUT_OF_MEMORY:
+      return new LedgerError('OUT_OF_MEMORY', `${method}: the WebAssembly heap cannot grow enough for this call`);
     default:
       // Unreachable after validation; kept so that a gap between the two layers is loud.
       return new RangeError(`${method}: rejected by the core with status ${status}`);
@@ -108,10 +112,49 @@ export function makeApi(module) {
       checkTime('balanceCurve', 'to', to);
       checkWindow('balanceCurve', 'from', from, 'to', to);
       const count = handle.balanceCurve(from, to);
+      if (count < 0) throw statusError('balanceCurve', -count);
       const flat = handle.curveView();
       const out = new Array(count);
       for (let i = 0; i < count; i++) out[i] = [flat[2 * i], flat[2 * i + 1]];
       return out;
+    }
+
+    /** The snapshot document: grants in the order added, consumptions in acceptance order. */
+    toJSON() {
+      const handle = this.#live('toJSON');
+      return writeSnapshot(handle.grants(), handle.consumptions());
+    }
+
+    /**
+     * Rebuilds a ledger from a snapshot (object or JSON text). Refuses, with nothing
+     * built, a document that is malformed or that the rules would not have accepted.
+     */
+    static fromJSON(snapshot) {
+      const { grants, consumptions, refuse } = readSnapshot(snapshot);
+      const ledger = new GPULedger();
+      try {
+        for (const grant of grants) ledger.addGrant(grant.grantId, grant.amount, grant.startTime, grant.endTime);
+        consumptions.forEach((consumption, i) => {
+          if (!ledger.consume(consumption.eventId, consumption.amount, consumption.timestamp)) {
+            throw refuse(`consumptions[${i}] (${JSON.stringify(consumption.eventId)}) cannot be funded: the rules would have rejected it`);
+          }
+        });
+      } catch (error) {
+        ledger.dispose();
+        if (error instanceof RangeError) throw refuse(error.message);
+        throw error;
+      }
+      return ledger;
+    }
+
+    /** Bytes in use on the WebAssembly heap shared by all ledgers (walks the heap: for diagnostics and leak tests). */
+    static wasmHeapBytes() {
+      return module._heapBytes();
+    }
+
+    /** The size the WebAssembly heap may grow to; calls that could need more fail with `OUT_OF_MEMORY`. */
+    static get maxHeapBytes() {
+      return module._heapMax();
     }
 
     get grantCount() {

@@ -2,7 +2,9 @@
 // validates every argument first and turns status codes into JS errors: nothing here
 // throws, so no C++ exception or abort ever crosses into JS.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cmath>
@@ -26,26 +28,48 @@ int64_t toInt64(double value) {
   return static_cast<int64_t>(value);
 }
 
+// Every ledger of the module shares one heap that can grow to MAXIMUM_MEMORY. A failed
+// allocation would abort the instance (no exceptions here), so a call that might need more
+// than the heap can still give is refused up front with kOutOfMemory. The worst a call can
+// do is double the ledger's largest structures; other ledgers count as they are.
+constexpr size_t kHeadroomBytes = size_t{64} << 20;  // buffers, curves, the JS glue's needs
+size_t reservedBytes = 0;  // sum over live ledgers of memoryBytes() after their last call
+
+bool heapCouldRefuse(size_t ledgerBytes) {
+  return reservedBytes + ledgerBytes + kHeadroomBytes > emscripten_get_heap_max();
+}
+
+// Bytes of the WASM heap in use, for leak tests and diagnostics (walks the heap: slow).
+double heapBytes() { return static_cast<double>(mallinfo().uordblks); }
+
 // Ids travel through a per-ledger buffer in WASM memory that the wrapper writes UTF-8
 // into directly: an embind std::string argument costs a malloc, a copy and a free per call,
 // which was most of the time of a consume.
 class WasmLedger {
  public:
-  WasmLedger() : idBuffer_(gcl::kMaxIdBytes, '\0') {}
+  WasmLedger() : idBuffer_(gcl::kMaxIdBytes, '\0') { account(); }
+  ~WasmLedger() { reservedBytes -= accounted_; }
+  WasmLedger(const WasmLedger&) = delete;
+  WasmLedger& operator=(const WasmLedger&) = delete;
 
   // Address of the id buffer (kMaxIdBytes long); the wrapper keeps it for the ledger's life.
   double idBuffer() { return static_cast<double>(reinterpret_cast<uintptr_t>(idBuffer_.data())); }
 
   // Status code (0 = ok). The grant id is the first idLength bytes of the id buffer.
   int addGrant(int idLength, double amount, double startTime, double endTime) {
-    return static_cast<int>(
-        ledger_.addGrant(id(idLength), toInt64(amount), toInt64(startTime), toInt64(endTime)));
+    if (heapCouldRefuse(accounted_)) return static_cast<int>(gcl::Status::kOutOfMemory);
+    const gcl::Status status =
+        ledger_.addGrant(id(idLength), toInt64(amount), toInt64(startTime), toInt64(endTime));
+    account();
+    return static_cast<int>(status);
   }
 
   // 1 accepted, 0 rejected, negative: minus a status code.
   int consume(int idLength, double amount, double timestamp) {
+    if (heapCouldRefuse(accounted_)) return -static_cast<int>(gcl::Status::kOutOfMemory);
     bool accepted = false;
     const gcl::Status status = ledger_.consume(id(idLength), toInt64(amount), toInt64(timestamp), &accepted);
+    account();
     if (status != gcl::Status::kOk) return -static_cast<int>(status);
     return accepted ? 1 : 0;
   }
@@ -74,6 +98,7 @@ class WasmLedger {
   // count or minus a status code. The wrapper copies it out with curveView().slice().
   int balanceCurve(double from, double to) {
     curve_.clear();
+    if (heapCouldRefuse(2 * accounted_)) return -static_cast<int>(gcl::Status::kOutOfMemory);
     const gcl::Status status = ledger_.balanceCurve(toInt64(from), toInt64(to), &points_);
     if (status != gcl::Status::kOk) return -static_cast<int>(status);
     curve_.reserve(points_.size() * 2);
@@ -88,7 +113,39 @@ class WasmLedger {
   double grantCount() const { return static_cast<double>(ledger_.grantCount()); }
   double consumptionCount() const { return static_cast<double>(ledger_.consumptionCount()); }
 
+  // Snapshots: [grantId, amount, startTime, endTime, ...] in the order added, and
+  // [eventId, amount, timestamp, ...] in acceptance order.
+  val grants() const {
+    val out = val::array();
+    unsigned index = 0;
+    for (size_t i = 0; i < ledger_.grantCount(); ++i) {
+      const gcl::GrantRecord grant = ledger_.grant(i);
+      out.set(index++, std::string(grant.grantId));
+      out.set(index++, static_cast<double>(grant.amount));
+      out.set(index++, static_cast<double>(grant.startTime));
+      out.set(index++, static_cast<double>(grant.endTime));
+    }
+    return out;
+  }
+  val consumptions() const {
+    val out = val::array();
+    unsigned index = 0;
+    for (size_t i = 0; i < ledger_.consumptionCount(); ++i) {
+      const gcl::ConsumptionRecord consumption = ledger_.consumption(i);
+      out.set(index++, std::string(consumption.eventId));
+      out.set(index++, static_cast<double>(consumption.amount));
+      out.set(index++, static_cast<double>(consumption.timestamp));
+    }
+    return out;
+  }
+
  private:
+  void account() {
+    const size_t now = ledger_.memoryBytes() + idBuffer_.capacity() + sizeof(*this);
+    reservedBytes = reservedBytes - accounted_ + now;
+    accounted_ = now;
+  }
+
   std::string_view id(int length) const {
     const size_t size = length < 0 ? 0 : std::min(static_cast<size_t>(length), idBuffer_.size());
     return std::string_view(idBuffer_.data(), size);
@@ -96,6 +153,7 @@ class WasmLedger {
 
   gcl::Ledger ledger_;
   std::string idBuffer_;
+  size_t accounted_ = 0;
   mutable std::vector<gcl::Allocation> allocations_;
   std::vector<gcl::BalancePoint> points_;
   std::vector<double> curve_;
@@ -114,5 +172,9 @@ EMSCRIPTEN_BINDINGS(gpu_credit_ledger) {
       .function("balanceCurve", &WasmLedger::balanceCurve)
       .function("curveView", &WasmLedger::curveView)
       .function("grantCount", &WasmLedger::grantCount)
-      .function("consumptionCount", &WasmLedger::consumptionCount);
+      .function("consumptionCount", &WasmLedger::consumptionCount)
+      .function("grants", &WasmLedger::grants)
+      .function("consumptions", &WasmLedger::consumptions);
+  emscripten::function("_heapBytes", &heapBytes);
+  emscripten::function("_heapMax", &emscripten_get_heap_max);
 }

@@ -48,6 +48,8 @@ class Engine {
   // The consumption's draws under the current replay, in draw order.
   virtual void draws(uint32_t handle, std::vector<Draw>* out) const = 0;
   virtual void balanceCurve(int64_t from, int64_t to, std::vector<BalancePoint>* out) const = 0;
+  // Heap bytes held by the engine's own structures.
+  virtual size_t bytes() const = 0;
 };
 
 }  // namespace gcl

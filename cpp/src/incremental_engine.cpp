@@ -116,6 +116,7 @@ bool IncrementalEngine::consumeBackdated(uint32_t c) {
         if (lost->amount == 0) {
           cut.erase(lost);
           drawers_[g].pop_back();
+          --drawCount_;
         }
         draws_[victim].assign(cut);
       }
@@ -246,11 +247,13 @@ void IncrementalEngine::removeDraws(uint32_t c) {
     drawn_[draws[i].grant] -= draws[i].amount;
     eraseDrawer(draws[i].grant, c);
   }
+  drawCount_ -= draws.size();
   draws_[c].assign({});
 }
 
 void IncrementalEngine::setDraws(uint32_t c, const std::vector<Draw>& draws) {
   draws_[c].assign(draws);
+  drawCount_ += draws.size();
   for (const Draw& draw : draws) {
     drawn_[draw.grant] += draw.amount;
     insertDrawer(draw.grant, c);
@@ -306,14 +309,12 @@ void IncrementalEngine::draws(uint32_t handle, std::vector<Draw>* out) const {
 }
 
 size_t IncrementalEngine::bytes() const {
-  size_t total = amount_.capacity() * 8 + timestamp_.capacity() * 8 +
-                 draws_.capacity() * sizeof(DrawList) + order_.capacity() * 4 +
-                 drawn_.capacity() * 8 + drawers_.capacity() * sizeof(std::vector<uint32_t>) +
-                 live_flag_.capacity() + balances_.bytes() +
-                 byEnd_.size() * 40 + (live_.size() + pending_.size()) * 4;
-  for (const DrawList& draws : draws_) total += draws.heapBytes();
-  for (const auto& drawers : drawers_) total += drawers.capacity() * 4;
-  return total;
+  // O(1): counted draws stand in for the per-grant drawer lists and spilled draw lists.
+  return amount_.capacity() * 8 + timestamp_.capacity() * 8 + draws_.capacity() * sizeof(DrawList) +
+         order_.capacity() * 4 + drawn_.capacity() * 8 +
+         drawers_.capacity() * sizeof(std::vector<uint32_t>) + live_flag_.capacity() +
+         balances_.bytes() + byEnd_.size() * 40 + (live_.size() + pending_.size()) * 4 +
+         drawCount_ * (2 * sizeof(uint32_t) + sizeof(Draw));
 }
 
 }  // namespace gcl

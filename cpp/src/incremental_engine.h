@@ -37,8 +37,7 @@ class IncrementalEngine final : public Engine {
     balances_.curve(from, to, out);
   }
 
-  // Heap bytes held by the engine's own structures (for the benchmark's bytes/event).
-  size_t bytes() const;
+  size_t bytes() const override;
 
  private:
   // (endTime, grantId) order; `int64_t` probes find the first grant ending at or after it.
@@ -94,6 +93,7 @@ class IncrementalEngine final : public Engine {
   std::vector<int64_t> timestamp_;
   std::vector<DrawList> draws_;
   std::vector<uint32_t> order_;  // handles in replay order
+  size_t drawCount_ = 0;
   // Per grant, by index.
   std::vector<int64_t> drawn_;
   std::vector<std::vector<uint32_t>> drawers_;  // consumptions drawing on it, in replay order

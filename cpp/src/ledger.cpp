@@ -28,6 +28,7 @@ const char* statusName(Status status) {
     case Status::kTotalOverflow: return "TOTAL_OVERFLOW";
     case Status::kUnknownId: return "UNKNOWN_ID";
     case Status::kLimitExceeded: return "LIMIT_EXCEEDED";
+    case Status::kOutOfMemory: return "OUT_OF_MEMORY";
   }
   return "UNKNOWN_STATUS";
 }
@@ -145,5 +146,20 @@ Status Ledger::balanceCurve(int64_t from, int64_t to, std::vector<BalancePoint>*
 
 size_t Ledger::grantCount() const { return grants_->size(); }
 size_t Ledger::consumptionCount() const { return eventIds_->size(); }
+
+GrantRecord Ledger::grant(size_t index) const {
+  const auto g = static_cast<uint32_t>(index);
+  return {grants_->ids.at(g), grants_->amount[g], grants_->startTime[g], grants_->endTime[g]};
+}
+
+ConsumptionRecord Ledger::consumption(size_t index) const {
+  const auto c = static_cast<uint32_t>(index);
+  return {eventIds_->at(c), engine_->amountOf(c), engine_->timestampOf(c)};
+}
+
+size_t Ledger::memoryBytes() const {
+  return grants_->ids.bytes() + grants_->amount.capacity() * 3 * sizeof(int64_t) +
+         eventIds_->bytes() + engine_->bytes();
+}
 
 }  // namespace gcl

@@ -90,4 +90,10 @@ void ReplayEngine::balanceCurve(int64_t from, int64_t to, std::vector<BalancePoi
   }
 }
 
+size_t ReplayEngine::bytes() const {
+  size_t total = consumptions_.capacity() * sizeof(Consumption) + draws_.capacity() * sizeof(draws_[0]);
+  for (const auto& draws : draws_) total += draws.capacity() * sizeof(Draw);
+  return total;
+}
+
 }  // namespace gcl

@@ -21,6 +21,7 @@ class ReplayEngine final : public Engine {
   int64_t balance(int64_t timestamp) const override;
   void draws(uint32_t handle, std::vector<Draw>* out) const override { *out = draws_[handle]; }
   void balanceCurve(int64_t from, int64_t to, std::vector<BalancePoint>* out) const override;
+  size_t bytes() const override;
 
  private:
   struct Consumption {

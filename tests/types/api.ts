@@ -1,6 +1,6 @@
 // Compiled by `tsc --noEmit` only: the public types accept what the README shows and
 // refuse what the ledger refuses.
-import { GPULedger, LedgerError, loadLedger, type Allocation, type BalancePoint } from 'gpu-credit-ledger';
+import { GPULedger, LedgerError, loadLedger, type Allocation, type BalancePoint, type LedgerSnapshot } from 'gpu-credit-ledger';
 import { loadLedger as loadFromLoad } from 'gpu-credit-ledger/load';
 
 const ledger = new GPULedger();
@@ -11,6 +11,10 @@ const draws: Allocation[] | null = ledger.allocations('c1');
 const curve: BalancePoint[] = ledger.balanceCurve(0, 20);
 const [time, value] = curve[0];
 const counts: number = ledger.grantCount + ledger.consumptionCount + time + value;
+const doc: LedgerSnapshot = ledger.toJSON();
+const copy: GPULedger = GPULedger.fromJSON(JSON.stringify(doc));
+const heap: number = GPULedger.wasmHeapBytes() + GPULedger.maxHeapBytes;
+copy.dispose();
 ledger.dispose();
 {
   using scoped = new GPULedger();
@@ -21,7 +25,7 @@ try {
   ledger.consume('c1', 1, 1);
 } catch (error) {
   if (error instanceof LedgerError) {
-    const code: 'DUPLICATE_ID' | 'DISPOSED' | 'LIMIT_EXCEEDED' = error.code;
+    const code: 'DUPLICATE_ID' | 'DISPOSED' | 'LIMIT_EXCEEDED' | 'OUT_OF_MEMORY' | 'INVALID_SNAPSHOT' = error.code;
     void code;
   }
 }
@@ -38,4 +42,4 @@ ledger.addGrant('g2', '5', 0, 1);
 // @ts-expect-error consume takes three arguments
 ledger.consume('c2', 1);
 
-void [accepted, balance, draws, counts, viaLoader];
+void [accepted, balance, draws, counts, viaLoader, heap];

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,7 @@ enum class Status : int32_t {
   kTotalOverflow = 6,     // the sum of all grant amounts would pass kMaxSafeInteger
   kUnknownId = 7,         // no accepted consumption (or grant) with that id
   kLimitExceeded = 8,     // the ledger's event limit is reached (see Ledger::kMaxEvents)
+  kOutOfMemory = 9,       // the call could need more memory than the WASM heap can grow to
 };
 
 const char* statusName(Status status);
@@ -47,6 +49,21 @@ struct Allocation {
   }
 };
 
+// A grant as it was added (Ledger::grant).
+struct GrantRecord {
+  std::string_view grantId;
+  int64_t amount;
+  int64_t startTime;
+  int64_t endTime;
+};
+
+// An accepted consumption as it was submitted (Ledger::consumption).
+struct ConsumptionRecord {
+  std::string_view eventId;
+  int64_t amount;
+  int64_t timestamp;
+};
+
 struct BalancePoint {
   int64_t time;
   int64_t balance;
@@ -55,8 +72,73 @@ struct BalancePoint {
   }
 };
 
+// Why tryConsume did not accept a consumption.
+enum class RejectReason : int32_t {
+  kNone = 0,  // accepted
+  // The new consumption is itself the first unfunded one in the replay with it inserted:
+  // amount > getBalance(timestamp).
+  kInsufficientCredit = 1,
+  // It could be funded, but an accepted consumption later in replay order would lose its
+  // funding; blockingEventId names the earliest such one.
+  kWouldUnfund = 2,
+};
+
+struct ConsumeResult {
+  bool accepted = false;
+  std::vector<Allocation> allocations;  // its draws when accepted, else empty
+  RejectReason reason = RejectReason::kNone;
+  std::string blockingEventId;  // set for kWouldUnfund only
+};
+
+// A grant valid at some time, with what remains of it then (Ledger::grantsAt).
+struct GrantState {
+  std::string grantId;
+  int64_t amount;
+  int64_t startTime;
+  int64_t endTime;
+  int64_t remaining;
+};
+
+struct BurnDownDraw {
+  int64_t timestamp;
+  std::string eventId;
+  int64_t amount;
+};
+
+struct RemainingPoint {
+  int64_t time;
+  int64_t remaining;
+};
+
+// One grant's history (Ledger::burnDown).
+struct BurnDown {
+  std::string grantId;
+  int64_t amount = 0;
+  int64_t startTime = 0;
+  int64_t endTime = 0;
+  std::vector<BurnDownDraw> draws;        // in replay order
+  std::vector<RemainingPoint> remaining;  // step curve on [startTime, endTime]
+};
+
+// Outcome of voidGrant / setGrantEnd.
+struct GrantChange {
+  bool applied = false;
+  std::string blockingEventId;               // set when refused
+  std::vector<std::string> acceptedPending;  // queued consumptions the change let in
+};
+
+// A consumption queued by Ledger::submit.
+struct PendingConsumption {
+  std::string eventId;
+  int64_t amount;
+  int64_t timestamp;
+};
+
+enum class SubmitOutcome : int32_t { kAccepted = 0, kQueued = 1 };
+
 class Engine;
 class IdIndex;
+class PendingQueue;
 struct GrantTable;
 
 class Ledger {
@@ -92,12 +174,76 @@ class Ledger {
 
   size_t grantCount() const;
   size_t consumptionCount() const;
+  // The index-th grant in the order added, and the index-th accepted consumption in
+  // acceptance order: together they rebuild an identical ledger (snapshots).
+  GrantRecord grant(size_t index) const;
+  ConsumptionRecord consumption(size_t index) const;
+  // Heap bytes held by this ledger (ids, grants, engine), for memory budgets.
+  size_t memoryBytes() const;
+
+  // --- Customer-facing previews (cpp/src/preview.cpp) ---
+
+  // The largest amount consume(_, amount, timestamp) would accept now (0 if none). Exact
+  // (ALGORITHMS.md fact 6); O((n + G) log(n + G)) per call.
+  Status headroom(int64_t timestamp, int64_t* amount) const;
+
+  // consume() with an explanation. Same validation, retry and DUPLICATE_ID rules. With
+  // dryRun nothing changes. A rejection with kWouldUnfund replays everything: O(n log n).
+  Status tryConsume(std::string_view eventId, int64_t amount, int64_t timestamp, bool dryRun,
+                    ConsumeResult* out);
+
+  // The grants valid at `timestamp`, in draw order, with what remains of each after the
+  // consumptions at or before `timestamp`.
+  Status grantsAt(int64_t timestamp, std::vector<GrantState>* out) const;
+
+  // The draws on one grant and its remaining credit over its window; kUnknownId if absent.
+  Status burnDown(std::string_view grantId, BurnDown* out) const;
+
+  // The earliest t >= from with getBalance(t) < threshold, or nullopt if there is none.
+  Status nextBelow(int64_t threshold, int64_t from, std::optional<int64_t>* time) const;
+
+  // --- Grant lifecycle (cpp/src/grant_lifecycle.cpp) ---
+  // Each is atomic: applied only if every accepted consumption stays funded, otherwise
+  // nothing changes and blockingEventId names the earliest unfunded one in replay order.
+  // Both rebuild the allocation state: O((n + G) log(n + G)) per call.
+
+  // Removes a grant; its id is free again afterwards.
+  Status voidGrant(std::string_view grantId, GrantChange* out);
+  // Moves a grant's end (early expiry or extension); kInvalidWindow if endTime < startTime.
+  // An extension then retries the queued consumptions (out->acceptedPending).
+  Status setGrantEnd(std::string_view grantId, int64_t endTime, GrantChange* out);
+
+  // --- Pending consumptions (cpp/src/pending.cpp) ---
+  // Event ids of queued and accepted consumptions share one namespace.
+
+  // consume(), but an unfundable consumption is queued instead of rejected. Queued ones
+  // are retried in (timestamp, arrival) order after every change that adds credit
+  // (addGrant, an extending setGrantEnd). Resubmitting a queued id identically: kQueued.
+  Status submit(std::string_view eventId, int64_t amount, int64_t timestamp, SubmitOutcome* outcome);
+  // The queued consumptions in retry order.
+  void pending(std::vector<PendingConsumption>* out) const;
+  size_t pendingCount() const;
+  // Drops a queued consumption; *cancelled is false if the id is not queued.
+  Status cancelPending(std::string_view eventId, bool* cancelled);
+  // Moves out the queued consumptions accepted by retries since the last call, in the
+  // order they were accepted.
+  void takeAcceptedPending(std::vector<PendingConsumption>* out);
 
  private:
   std::unique_ptr<GrantTable> grants_;
   std::unique_ptr<IdIndex> eventIds_;
   std::unique_ptr<Engine> engine_;
   int64_t grantTotal_ = 0;
+
+  // Pending consumptions (cpp/src/pending.cpp); created on first use.
+  Status checkPending(std::string_view eventId, int64_t amount, int64_t timestamp) const;
+  void acceptEventId(std::string_view eventId);
+  void retryPending(std::vector<std::string>* acceptedIds);
+  // Swaps in `table` if every accepted consumption stays funded under it (grant_lifecycle.cpp).
+  void rebuildWith(std::unique_ptr<GrantTable> table, int64_t total, GrantChange* out);
+
+  std::unique_ptr<PendingQueue> pending_;
+  std::vector<PendingConsumption> acceptedPending_;
 };
 
 // True when `id` is non-empty, at most kMaxIdBytes and well-formed UTF-8 (no surrogates,

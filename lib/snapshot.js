@@ -1,0 +1,89 @@
+// The snapshot document: what toJSON() writes and fromJSON() accepts (README, "Snapshots").
+import { LedgerError } from './errors.js';
+import { checkAmount, checkId, checkTime, checkWindow } from './validate.js';
+
+export const SNAPSHOT_FORMAT = 'gpu-credit-ledger';
+export const SNAPSHOT_VERSION = 1;
+
+export function writeSnapshot(grantsFlat, consumptionsFlat) {
+  const grants = [];
+  for (let i = 0; i < grantsFlat.length; i += 4) {
+    grants.push({ grantId: grantsFlat[i], amount: grantsFlat[i + 1], startTime: grantsFlat[i + 2], endTime: grantsFlat[i + 3] });
+  }
+  const consumptions = [];
+  for (let i = 0; i < consumptionsFlat.length; i += 3) {
+    consumptions.push({ eventId: consumptionsFlat[i], amount: consumptionsFlat[i + 1], timestamp: consumptionsFlat[i + 2] });
+  }
+  return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, grants, consumptions };
+}
+
+function refuse(message) {
+  return new LedgerError('INVALID_SNAPSHOT', `fromJSON: ${message}`);
+}
+
+function isPlainObject(value) {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// Runs a field check and rethrows its TypeError/RangeError as INVALID_SNAPSHOT.
+function field(check, path, ...args) {
+  try {
+    check('fromJSON', path, ...args);
+  } catch (error) {
+    throw refuse(error.message.slice('fromJSON: '.length));
+  }
+}
+
+function checkEntries(list, path, keys) {
+  if (!Array.isArray(list)) throw refuse(`${path} must be an array`);
+  list.forEach((entry, i) => {
+    if (!isPlainObject(entry)) throw refuse(`${path}[${i}] must be an object`);
+    const extra = Object.keys(entry).filter((key) => !keys.includes(key));
+    if (extra.length > 0) throw refuse(`${path}[${i}] has unknown field ${JSON.stringify(extra[0])}`);
+  });
+}
+
+/**
+ * Checks the document's shape and every field; returns { grants, consumptions }. What
+ * replaying it means (every consumption accepted) is checked by the caller.
+ */
+export function readSnapshot(input) {
+  let doc = input;
+  if (typeof input === 'string') {
+    try {
+      doc = JSON.parse(input);
+    } catch (error) {
+      throw refuse(`not valid JSON (${error.message})`);
+    }
+  }
+  if (!isPlainObject(doc)) throw refuse('the snapshot must be an object or its JSON text');
+  if (doc.format !== SNAPSHOT_FORMAT) throw refuse(`format must be ${JSON.stringify(SNAPSHOT_FORMAT)}`);
+  if (doc.version !== SNAPSHOT_VERSION) {
+    throw refuse(`unknown version ${JSON.stringify(doc.version)} (this build reads version ${SNAPSHOT_VERSION})`);
+  }
+  checkEntries(doc.grants, 'grants', ['grantId', 'amount', 'startTime', 'endTime']);
+  checkEntries(doc.consumptions, 'consumptions', ['eventId', 'amount', 'timestamp']);
+  const grantIds = new Set();
+  doc.grants.forEach((grant, i) => {
+    const at = `grants[${i}]`;
+    field(checkId, `${at}.grantId`, grant.grantId);
+    field(checkAmount, `${at}.amount`, grant.amount);
+    field(checkTime, `${at}.startTime`, grant.startTime);
+    field(checkTime, `${at}.endTime`, grant.endTime);
+    field(checkWindow, `${at}.startTime`, grant.startTime, `${at}.endTime`, grant.endTime);
+    if (grantIds.has(grant.grantId)) throw refuse(`${at}.grantId ${JSON.stringify(grant.grantId)} appears twice`);
+    grantIds.add(grant.grantId);
+  });
+  const eventIds = new Set();
+  doc.consumptions.forEach((consumption, i) => {
+    const at = `consumptions[${i}]`;
+    field(checkId, `${at}.eventId`, consumption.eventId);
+    field(checkAmount, `${at}.amount`, consumption.amount);
+    field(checkTime, `${at}.timestamp`, consumption.timestamp);
+    if (eventIds.has(consumption.eventId)) {
+      throw refuse(`${at}.eventId ${JSON.stringify(consumption.eventId)} appears twice`);
+    }
+    eventIds.add(consumption.eventId);
+  });
+  return { grants: doc.grants, consumptions: doc.consumptions, refuse };
+}

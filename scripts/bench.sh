@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# `npm run bench [-- --quick]`: native and WASM figures for the same workloads, same run.
+# --quick leaves out the native-only 10^7 workload.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/ensure-tools.sh
+ensure_tools emscripten native npm
+cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/bench --target gcl_bench -j2 >/dev/null
+bash scripts/build-wasm.sh >/dev/null
+mkdir -p build/bench/out
+echo "$(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p')"
+./build/bench/gcl_bench build/bench/out "$@"
+node bench/wasm_bench.mjs build/bench/out

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { GPULedger, LedgerError } from 'gpu-credit-ledger';
+import { thrown } from './helpers.js';
+
+const KIB = 1024;
+
+describe('resource limits', () => {
+  it('refuses with OUT_OF_MEMORY before the heap runs out, unchanged and usable', () => {
+    expect(GPULedger.maxHeapBytes).toBe(2 * 1024 * 1024 * 1024);
+    const ledger = new GPULedger();
+    ledger.addGrant('plenty', 2 ** 52, 0, 2 ** 40);
+    const pad = 'x'.repeat(1000); // 1,000-byte ids: the heap fills in about a million calls
+    let error = null;
+    let accepted = 0;
+    for (let i = 0; i < 5_000_000 && error === null; i++) {
+      const id = `${pad}${i}`;
+      try {
+        if (ledger.consume(id, 1, i)) accepted++;
+      } catch (caught) {
+        error = caught;
+      }
+    }
+    expect(error).toBeInstanceOf(LedgerError);
+    expect(error.code).toBe('OUT_OF_MEMORY');
+    expect(error.message).toMatch(/^consume: /);
+    // Nothing of the refused call is there, and the ledger still answers.
+    expect(ledger.consumptionCount).toBe(accepted);
+    expect(ledger.getBalance(accepted)).toBe(2 ** 52 - accepted);
+    expect(ledger.allocations(`${pad}0`)).toEqual([{ grantId: 'plenty', amount: 1 }]);
+    expect(ledger.allocations(`${pad}${accepted}`)).toBeNull();
+    expect(thrown(() => ledger.addGrant('more', 1, 0, 1)).code).toBe('OUT_OF_MEMORY');
+    expect(ledger.grantCount).toBe(1);
+    ledger.dispose();
+    // Freed: a new ledger works normally.
+    const next = new GPULedger();
+    next.addGrant('g1', 100, 0, 10);
+    expect(next.consume('c1', 80, 6)).toBe(true);
+    expect(next.getBalance(6)).toBe(20);
+    next.dispose();
+  }, 180_000);
+
+  it('leaves the heap flat over 10^5 create/dispose cycles', () => {
+    const warm = new GPULedger();
+    warm.dispose();
+    const before = GPULedger.wasmHeapBytes();
+    for (let i = 0; i < 100_000; i++) {
+      const ledger = new GPULedger();
+      ledger.addGrant('g', 10, 0, 5);
+      ledger.consume('c', 1, 1);
+      ledger.dispose();
+      ledger.dispose(); // double dispose is harmless
+    }
+    expect(GPULedger.wasmHeapBytes() - before).toBeLessThanOrEqual(64 * KIB);
+  }, 120_000);
+
+  it('leaves the heap flat over 10^6 operations once the ledger is disposed', () => {
+    const before = GPULedger.wasmHeapBytes();
+    const ledger = new GPULedger();
+    for (let i = 0; i < 1_000_000; i++) {
+      const kind = i % 10;
+      if (kind < 2) ledger.addGrant(`g${i}`, 4000, i, i + 2000);
+      else if (kind < 9) ledger.consume(`c${i}`, 1 + (i % 1500), kind === 8 ? Math.max(0, i - 150) : i);
+      else ledger.getBalance(i >> 1);
+    }
+    expect(ledger.consumptionCount).toBeGreaterThan(100_000);
+    ledger.dispose();
+    expect(GPULedger.wasmHeapBytes() - before).toBeLessThanOrEqual(64 * KIB);
+  }, 120_000);
+
+  it('does not grow the heap on calls that store nothing', () => {
+    const ledger = new GPULedger();
+    for (let i = 0; i < 1000; i++) ledger.addGrant(`g${i}`, 50, i, i + 100);
+    for (let i = 0; i < 1000; i++) ledger.consume(`c${i}`, 20, i);
+    ledger.balanceCurve(0, 2000);
+    ledger.allocations('c1');
+    const before = GPULedger.wasmHeapBytes();
+    for (let i = 0; i < 200_000; i++) {
+      ledger.getBalance(i % 1200);
+      ledger.consume(`c${i % 1000}`, 20, i % 1000); // identical retry: no double charge
+      ledger.consume('too-big', 10 ** 9, i % 1200); // rejected: leaves no trace
+      if (i % 1000 === 0) ledger.allocations(`c${i % 1000}`);
+    }
+    expect(GPULedger.wasmHeapBytes() - before).toBeLessThanOrEqual(16 * KIB);
+    expect(ledger.consumptionCount).toBe(1000);
+    ledger.dispose();
+  }, 120_000);
+});

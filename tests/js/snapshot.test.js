@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { GPULedger, LedgerError } from 'gpu-credit-ledger';
+import { OracleLedger } from './oracle.js';
+import { mulberry32, thrown } from './helpers.js';
+
+function seedLedger() {
+  const ledger = new GPULedger();
+  ledger.addGrant('g1', 100, 0, 10);
+  ledger.addGrant('g2', 50, 5, 15);
+  ledger.consume('c1', 80, 6);
+  ledger.consume('c3', 40, 11);
+  return ledger;
+}
+
+// A random ledger built through the public API, with backdated and out-of-order calls.
+function randomLedger(seed, calls) {
+  const random = mulberry32(seed);
+  const int = (n) => Math.floor(random() * n);
+  const ledger = new GPULedger();
+  for (let i = 0; i < calls; i++) {
+    if (random() < 0.35) {
+      const start = int(60);
+      ledger.addGrant(`g${i}`, 1 + int(40), start, start + int(30));
+    } else {
+      ledger.consume(`c${i}`, 1 + int(25), int(90));
+    }
+  }
+  return ledger;
+}
+
+// Everything observable, at every time that matters.
+function observe(ledger, doc) {
+  const times = Array.from({ length: 130 }, (_, t) => t);
+  return {
+    balances: times.map((t) => ledger.getBalance(t)),
+    curve: ledger.balanceCurve(0, 200),
+    allocations: doc.consumptions.map((c) => ledger.allocations(c.eventId)),
+  };
+}
+
+describe('snapshots', () => {
+  it('writes the documented format: grants in order added, consumptions in acceptance order', () => {
+    const ledger = seedLedger();
+    expect(ledger.toJSON()).toEqual({
+      format: 'gpu-credit-ledger',
+      version: 1,
+      grants: [
+        { grantId: 'g1', amount: 100, startTime: 0, endTime: 10 },
+        { grantId: 'g2', amount: 50, startTime: 5, endTime: 15 },
+      ],
+      consumptions: [
+        { eventId: 'c1', amount: 80, timestamp: 6 },
+        { eventId: 'c3', amount: 40, timestamp: 11 },
+      ],
+    });
+    expect(JSON.parse(JSON.stringify(ledger))).toEqual(ledger.toJSON());
+    ledger.dispose();
+  });
+
+  it('round-trips random ledgers: same balances, allocations and future decisions', () => {
+    for (let seed = 1; seed <= 150; seed++) {
+      const original = randomLedger(seed, 60);
+      const doc = original.toJSON();
+      const copy = GPULedger.fromJSON(JSON.stringify(doc));
+      expect(copy.toJSON()).toEqual(doc);
+      expect(observe(copy, doc)).toEqual(observe(original, doc));
+      // The same future calls get the same answers.
+      const random = mulberry32(seed * 7919);
+      for (let i = 0; i < 30; i++) {
+        const at = Math.floor(random() * 90);
+        const amount = 1 + Math.floor(random() * 25);
+        if (random() < 0.3) {
+          original.addGrant(`late${i}`, amount, at, at + 10);
+          copy.addGrant(`late${i}`, amount, at, at + 10);
+        } else {
+          expect(copy.consume(`next${i}`, amount, at)).toBe(original.consume(`next${i}`, amount, at));
+        }
+      }
+      expect(observe(copy, copy.toJSON())).toEqual(observe(original, original.toJSON()));
+      original.dispose();
+      copy.dispose();
+    }
+  });
+
+  it('agrees with the oracle replaying the same document', () => {
+    const ledger = randomLedger(42, 200);
+    const doc = ledger.toJSON();
+    const oracle = new OracleLedger();
+    for (const g of doc.grants) oracle.addGrant(g.grantId, g.amount, g.startTime, g.endTime);
+    for (const c of doc.consumptions) expect(oracle.consume(c.eventId, c.amount, c.timestamp)).toBe(true);
+    for (let t = 0; t < 130; t++) expect(ledger.getBalance(t)).toBe(oracle.getBalance(t));
+    ledger.dispose();
+  });
+
+  const seedDoc = (() => {
+    const ledger = seedLedger();
+    const doc = ledger.toJSON();
+    ledger.dispose();
+    return doc;
+  })();
+  const base = () => structuredClone(seedDoc);
+  const refusals = [
+    ['text that is not JSON', () => '{"format":'],
+    ['a non-object', () => 42],
+    ['null', () => null],
+    ['a wrong format name', () => ({ ...base(), format: 'other' })],
+    ['an unknown version', () => ({ ...base(), version: 2 })],
+    ['a missing version', () => ({ ...base(), version: undefined })],
+    ['grants that are not an array', () => ({ ...base(), grants: {} })],
+    ['a grant that is not an object', () => ({ ...base(), grants: [7] })],
+    ['a grant with an unknown field', () => ({ ...base(), grants: [{ ...base().grants[0], color: 'red' }] })],
+    ['a grant amount that is a string', () => ({ ...base(), grants: [{ ...base().grants[0], amount: '100' }] })],
+    ['a grant amount of zero', () => ({ ...base(), grants: [{ ...base().grants[0], amount: 0 }] })],
+    ['a fractional time', () => ({ ...base(), grants: [{ ...base().grants[0], startTime: 0.5 }] })],
+    ['a window that ends before it starts', () => ({ ...base(), grants: [{ ...base().grants[0], startTime: 11 }] })],
+    ['an empty grant id', () => ({ ...base(), grants: [{ ...base().grants[0], grantId: '' }] })],
+    ['a missing consumption timestamp', () => ({ ...base(), consumptions: [{ eventId: 'c1', amount: 1 }] })],
+    ['a lone surrogate in an event id', () => ({ ...base(), consumptions: [{ eventId: '\uD800', amount: 1, timestamp: 1 }] })],
+    ['duplicate grant ids', () => ({ ...base(), grants: [base().grants[0], base().grants[0]] })],
+    ['duplicate event ids', () => ({ ...base(), consumptions: [base().consumptions[0], base().consumptions[0]] })],
+    ['grants above the total limit', () => ({
+      ...base(),
+      grants: [
+        { grantId: 'a', amount: 2 ** 52, startTime: 0, endTime: 1 },
+        { grantId: 'b', amount: 2 ** 52, startTime: 0, endTime: 1 },
+      ],
+    })],
+    ['an unfundable consumption', () => ({ ...base(), consumptions: [...base().consumptions, { eventId: 'x', amount: 31, timestamp: 11 }] })],
+    ['a history the rules would reject (backdated draw unfunding a later one)', () => ({
+      format: 'gpu-credit-ledger',
+      version: 1,
+      grants: [{ grantId: 'g1', amount: 100, startTime: 0, endTime: 10 }],
+      consumptions: [
+        { eventId: 'c_late', amount: 80, timestamp: 8 },
+        { eventId: 'c_early', amount: 30, timestamp: 2 },
+      ],
+    })],
+  ];
+  for (const [what, make] of refusals) {
+    it(`refuses ${what} with INVALID_SNAPSHOT and builds nothing`, () => {
+      const heapBefore = GPULedger.wasmHeapBytes();
+      const error = thrown(() => GPULedger.fromJSON(make()));
+      expect(error).toBeInstanceOf(LedgerError);
+      expect(error.code).toBe('INVALID_SNAPSHOT');
+      expect(error.message).toMatch(/^fromJSON: /);
+      expect(GPULedger.wasmHeapBytes()).toBe(heapBefore); // no half-built ledger left behind
+    });
+  }
+
+  it('names the entry at fault', () => {
+    const doc = { ...base(), grants: [base().grants[0], { ...base().grants[1], amount: -3 }] };
+    expect(thrown(() => GPULedger.fromJSON(doc)).message).toContain('grants[1].amount');
+  });
+
+  it('refuses toJSON on a disposed ledger', () => {
+    const ledger = seedLedger();
+    ledger.dispose();
+    expect(thrown(() => ledger.toJSON()).code).toBe('DISPOSED');
+  });
+});
