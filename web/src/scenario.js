@@ -1,0 +1,231 @@
+// A scenario is what the demo replays into a fresh ledger: an optional preset
+// (a seed example or the random generator) followed by the calls made since.
+// Calls are plain objects: { op: 'addGrant', grantId, amount, startTime, endTime },
+// { op: 'consume', eventId, amount, timestamp } or { op: 'getBalance', timestamp }.
+
+export const SEED_PRESETS = {
+  seed1: {
+    label: 'Seed example 1',
+    cursor: 11,
+    ops: [
+      { op: 'addGrant', grantId: 'g1', amount: 100, startTime: 0, endTime: 10 },
+      { op: 'addGrant', grantId: 'g2', amount: 50, startTime: 5, endTime: 15 },
+      { op: 'consume', eventId: 'c1', amount: 80, timestamp: 6, expect: true },
+      { op: 'getBalance', timestamp: 6, expect: 70 },
+      { op: 'consume', eventId: 'c2', amount: 60, timestamp: 11, expect: false },
+      { op: 'consume', eventId: 'c3', amount: 40, timestamp: 11, expect: true },
+      { op: 'getBalance', timestamp: 11, expect: 10 },
+    ],
+  },
+  seed2: {
+    label: 'Seed example 2',
+    cursor: 8,
+    ops: [
+      { op: 'addGrant', grantId: 'g1', amount: 100, startTime: 0, endTime: 10 },
+      { op: 'consume', eventId: 'c_late', amount: 80, timestamp: 8, expect: true },
+      { op: 'consume', eventId: 'c_early', amount: 30, timestamp: 2, expect: false },
+      { op: 'getBalance', timestamp: 8, expect: 20 },
+    ],
+  },
+};
+
+export const RANDOM_DEFAULTS = { grants: 1000, consumptions: 10000 };
+const RANDOM_SPAN = 100_000;
+
+// mulberry32: tiny, fast and good enough to make a scenario reproducible from its seed.
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Generates a billing-like stream: grants mostly announced before they start,
+ * consumptions mostly reported as they happen, and a few of each arriving late
+ * (out-of-order grants and backdated consumptions). Events are emitted in arrival
+ * order and named in that order (g1…, c1…).
+ */
+export function generateRandomOps({ seed, grants = RANDOM_DEFAULTS.grants, consumptions = RANDOM_DEFAULTS.consumptions }) {
+  const random = prng(seed);
+  const int = (lo, hi) => lo + Math.floor(random() * (hi - lo + 1));
+  const events = [];
+  for (let i = 0; i < grants; i++) {
+    const startTime = int(0, RANDOM_SPAN * 0.95);
+    const endTime = startTime + int(500, 8000);
+    const late = random() < 0.03;
+    const arrival = late ? startTime + int(100, 4000) : startTime - int(0, 3000);
+    events.push({ arrival, op: 'addGrant', amount: int(10, 100) * 100, startTime, endTime });
+  }
+  for (let i = 0; i < consumptions; i++) {
+    const timestamp = int(0, RANDOM_SPAN);
+    const late = random() < 0.03;
+    const arrival = timestamp + (late ? int(200, 5000) : int(0, 20));
+    events.push({ arrival, op: 'consume', amount: int(1, 50) * 20, timestamp });
+  }
+  events.sort((a, b) => a.arrival - b.arrival);
+  let g = 0;
+  let c = 0;
+  return events.map(({ arrival, ...call }) =>
+    call.op === 'addGrant'
+      ? { op: 'addGrant', grantId: `g${++g}`, amount: call.amount, startTime: call.startTime, endTime: call.endTime }
+      : { op: 'consume', eventId: `c${++c}`, amount: call.amount, timestamp: call.timestamp },
+  );
+}
+
+/** The calls a preset stands for, or [] for none. */
+export function presetOps(preset) {
+  if (!preset) return [];
+  if (preset.name === 'random') return generateRandomOps(preset);
+  return SEED_PRESETS[preset.name]?.ops ?? [];
+}
+
+// --- URL hash: #preset=random&seed=7&ops=g,g1001,500,10,90;c,c10001,20,50&t=42
+// Ids are percent-encoded, so ',' ';' '&' '=' never appear inside a field. Long
+// call lists are deflated and base64url-encoded under `z=` instead of `ops=`.
+
+const COMPRESS_ABOVE = 1500;
+
+function encodeOp(call) {
+  const id = (s) => encodeURIComponent(String(s));
+  switch (call.op) {
+    case 'addGrant':
+      return ['g', id(call.grantId), call.amount, call.startTime, call.endTime].join(',');
+    case 'consume':
+      return ['c', id(call.eventId), call.amount, call.timestamp].join(',');
+    case 'getBalance':
+      return ['b', call.timestamp].join(',');
+    default:
+      throw new Error(`unknown call ${call.op}`);
+  }
+}
+
+function decodeOp(text) {
+  const [kind, ...f] = text.split(',');
+  const num = (s) => {
+    if (!/^\d+$/.test(s ?? '')) throw new Error(`"${text}" has a bad number`);
+    return Number(s);
+  };
+  if (kind === 'g' && f.length === 4) {
+    return { op: 'addGrant', grantId: decodeURIComponent(f[0]), amount: num(f[1]), startTime: num(f[2]), endTime: num(f[3]) };
+  }
+  if (kind === 'c' && f.length === 3) {
+    return { op: 'consume', eventId: decodeURIComponent(f[0]), amount: num(f[1]), timestamp: num(f[2]) };
+  }
+  if (kind === 'b' && f.length === 1) return { op: 'getBalance', timestamp: num(f[0]) };
+  throw new Error(`"${text}" is not a call`);
+}
+
+async function pipeBytes(bytes, stream) {
+  const out = new Response(new Blob([bytes]).stream().pipeThrough(stream));
+  return new Uint8Array(await out.arrayBuffer());
+}
+
+function toBase64Url(bytes) {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(text) {
+  const s = atob(text.replaceAll('-', '+').replaceAll('_', '/'));
+  return Uint8Array.from(s, (ch) => ch.charCodeAt(0));
+}
+
+/** Encodes { preset, ops, cursor } for location.hash (without the '#'). */
+export async function encodeHash({ preset, ops, cursor }) {
+  const parts = [];
+  if (preset) {
+    parts.push(`preset=${preset.name}`);
+    if (preset.name === 'random') {
+      parts.push(`seed=${preset.seed}`);
+      if (preset.grants !== RANDOM_DEFAULTS.grants) parts.push(`grants=${preset.grants}`);
+      if (preset.consumptions !== RANDOM_DEFAULTS.consumptions) parts.push(`consumptions=${preset.consumptions}`);
+    }
+  }
+  const text = ops.map(encodeOp).join(';');
+  if (text.length > COMPRESS_ABOVE) {
+    const packed = await pipeBytes(new TextEncoder().encode(text), new CompressionStream('deflate-raw'));
+    parts.push(`z=${toBase64Url(packed)}`);
+  } else if (text) {
+    parts.push(`ops=${text}`);
+  }
+  if (Number.isSafeInteger(cursor)) parts.push(`t=${cursor}`);
+  return parts.join('&');
+}
+
+/** Decodes a location.hash (with or without '#'); null when it holds no scenario. */
+export async function decodeHash(hash) {
+  const body = hash.replace(/^#/, '');
+  if (!body) return null;
+  const fields = new Map(body.split('&').map((kv) => {
+    const at = kv.indexOf('=');
+    return at < 0 ? [kv, ''] : [kv.slice(0, at), kv.slice(at + 1)];
+  }));
+  const count = (name, fallback) => {
+    if (!fields.has(name)) return fallback;
+    const v = fields.get(name);
+    if (!/^\d+$/.test(v)) throw new Error(`${name} must be a whole number, got "${v}"`);
+    return Number(v);
+  };
+  let preset = null;
+  const name = fields.get('preset');
+  if (name === 'random') {
+    preset = {
+      name,
+      seed: count('seed', 1),
+      grants: Math.min(count('grants', RANDOM_DEFAULTS.grants), 20_000),
+      consumptions: Math.min(count('consumptions', RANDOM_DEFAULTS.consumptions), 200_000),
+    };
+  } else if (name) {
+    if (!SEED_PRESETS[name]) throw new Error(`unknown preset "${name}"`);
+    preset = { name };
+  }
+  let text = fields.get('ops') ?? '';
+  if (fields.has('z')) {
+    const bytes = await pipeBytes(fromBase64Url(fields.get('z')), new DecompressionStream('deflate-raw'));
+    text = new TextDecoder().decode(bytes);
+  }
+  const ops = text ? text.split(';').map(decodeOp) : [];
+  const cursor = fields.has('t') ? count('t', 0) : undefined;
+  return { preset, ops, cursor };
+}
+
+// --- JSON export/import: the whole call list, explicit, so other tools can read it.
+
+export const JSON_FORMAT = 'gpu-credit-ledger/scenario@1';
+
+export function toJson({ ops, cursor }) {
+  const calls = ops.map(({ expect, ...call }) => call);
+  return JSON.stringify({ format: JSON_FORMAT, cursor, calls }, null, 1);
+}
+
+const CALL_FIELDS = {
+  addGrant: ['grantId', 'amount', 'startTime', 'endTime'],
+  consume: ['eventId', 'amount', 'timestamp'],
+  getBalance: ['timestamp'],
+};
+
+/** Parses exported JSON. Field values are passed to the ledger as they are, so it judges them. */
+export function fromJson(text) {
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`not JSON: ${error.message}`);
+  }
+  if (!data || typeof data !== 'object' || !Array.isArray(data.calls)) {
+    throw new Error('expected an object with a "calls" array (as written by Export)');
+  }
+  const ops = data.calls.map((call, i) => {
+    const fields = CALL_FIELDS[call?.op];
+    if (!fields) throw new Error(`calls[${i}].op must be one of ${Object.keys(CALL_FIELDS).join(', ')}`);
+    return Object.fromEntries([['op', call.op], ...fields.map((f) => [f, call[f]])]);
+  });
+  const cursor = Number.isSafeInteger(data.cursor) && data.cursor >= 0 ? data.cursor : undefined;
+  return { preset: null, ops, cursor };
+}
