@@ -24,7 +24,8 @@ export type LedgerErrorCode =
   | 'DISPOSED'
   | 'LIMIT_EXCEEDED'
   | 'OUT_OF_MEMORY'
-  | 'INVALID_SNAPSHOT';
+  | 'INVALID_SNAPSHOT'
+  | 'UNKNOWN_ID';
 
 /**
  * A ledger as data (`toJSON()` / `GPULedger.fromJSON()`), version 1: the grants in the order
@@ -39,10 +40,102 @@ export interface LedgerSnapshot {
 }
 
 /**
+ * Why {@link GPULedger.tryConsume} did not accept a consumption, judged by replaying the
+ * ledger with the new consumption inserted at its place: after every accepted consumption
+ * at or before its timestamp (it is the latest accepted, so it also comes after those at
+ * the same timestamp).
+ * - `'INSUFFICIENT_CREDIT'`: the new consumption is itself the first unfunded one in that
+ *   replay, i.e. `amount > getBalance(timestamp)`. Nothing could fund it at that time.
+ * - `'WOULD_UNFUND'`: it could be funded, but an accepted consumption later in replay order
+ *   would lose its funding; `blockingEventId` names the earliest such one.
+ */
+export type RejectReason = 'INSUFFICIENT_CREDIT' | 'WOULD_UNFUND';
+
+/** What {@link GPULedger.tryConsume} decided (or, with `dryRun`, would decide). */
+export interface ConsumeResult {
+  accepted: boolean;
+  /** Its draws when accepted (as {@link GPULedger.allocations} would show them right after); `[]` when rejected. */
+  allocations: Allocation[];
+  /** `null` when accepted. */
+  reason: RejectReason | null;
+  /** The earliest accepted consumption (replay order) it would unfund; `null` unless `reason` is `'WOULD_UNFUND'`. */
+  blockingEventId: string | null;
+}
+
+/** Options of {@link GPULedger.tryConsume}. Unknown keys throw `TypeError`, so a misspelt `dryRun` cannot charge. */
+export interface TryConsumeOptions {
+  /** Answer without changing anything. Default `false`. */
+  dryRun?: boolean;
+}
+
+/** A grant valid at some time `t`, with what remains of it then ({@link GPULedger.grantsAt}). */
+export interface GrantState {
+  grantId: string;
+  amount: number;
+  startTime: number;
+  endTime: number;
+  /** `amount` minus the draws on it by consumptions at or before `t`. */
+  remaining: number;
+}
+
+/** One draw on a grant ({@link BurnDown.draws}). */
+export interface BurnDownDraw {
+  timestamp: number;
+  eventId: string;
+  amount: number;
+}
+
+/** A breakpoint of a grant's remaining credit: from `time` on, `remaining` is left. */
+export type RemainingPoint = [time: number, remaining: number];
+
+/** One grant's history ({@link GPULedger.burnDown}). */
+export interface BurnDown {
+  grantId: string;
+  amount: number;
+  startTime: number;
+  endTime: number;
+  /** Every draw on the grant under the current replay, in replay order. */
+  draws: BurnDownDraw[];
+  /**
+   * The remaining credit as a step function on `[startTime, endTime]`:
+   * `[startTime, remaining then]`, then one point at each later draw time. It holds until
+   * `endTime`; after that the grant has expired.
+   */
+  remaining: RemainingPoint[];
+}
+
+/** The outcome of {@link GPULedger.voidGrant}. */
+export interface GrantChangeResult {
+  /** Whether the change was made. When `false` nothing changed. */
+  applied: boolean;
+  /** When refused: the earliest accepted consumption (replay order) the change would leave unfunded. */
+  blockingEventId: string | null;
+}
+
+/** The outcome of {@link GPULedger.setGrantEnd}. */
+export interface GrantEndResult extends GrantChangeResult {
+  /** Queued consumptions an extension let in, in the order accepted (also sent to {@link GPULedger.onPendingAccepted} listeners). */
+  acceptedPending: string[];
+}
+
+/** A consumption waiting in the queue ({@link GPULedger.submit}). */
+export interface PendingConsumption {
+  eventId: string;
+  amount: number;
+  timestamp: number;
+}
+
+/** A queued consumption that a later change let in, with its draws right after that change. */
+export interface AcceptedPending extends PendingConsumption {
+  allocations: Allocation[];
+}
+
+/**
  * Raised for a well-formed call the ledger refuses: an id reused with different
  * parameters (`DUPLICATE_ID`), a disposed ledger (`DISPOSED`), a ledger at its event
  * limit (`LIMIT_EXCEEDED`), a call that could need more memory than the WebAssembly heap
- * can grow to (`OUT_OF_MEMORY`), or a snapshot `fromJSON` refuses (`INVALID_SNAPSHOT`).
+ * can grow to (`OUT_OF_MEMORY`), a snapshot `fromJSON` refuses (`INVALID_SNAPSHOT`), or a
+ * grant id that `voidGrant` / `setGrantEnd` cannot find (`UNKNOWN_ID`).
  * The ledger is unchanged and usable after any error.
  */
 export declare class LedgerError extends Error {
@@ -103,6 +196,92 @@ export declare class GPULedger {
    * @throws {RangeError} when `from > to`.
    */
   balanceCurve(from: number, to: number): BalancePoint[];
+
+  /**
+   * The largest amount `consume(_, amount, timestamp)` would accept now (0 if none). It
+   * can be lower than `getBalance(timestamp)`: credit a later accepted consumption relies
+   * on is reserved (one grant of 4 on [0, 2] and a consumption of 1 at 1: the balance at 0
+   * is 4, the headroom 3). Exact (Hall's condition over chains of times, ALGORITHMS.md
+   * fact 6); O((n + g) log(n + g)) per call for n consumptions and g grants.
+   */
+  headroom(timestamp: number): number;
+
+  /**
+   * {@link GPULedger.consume} with an explanation. Same validation, retry and
+   * `DUPLICATE_ID` rules: a retry of an accepted identical id returns `accepted: true`
+   * with its current allocations and charges nothing. With `{ dryRun: true }` the ledger
+   * is left exactly as it was and the answer is the one a real call would give now.
+   * A rejection with `'WOULD_UNFUND'` replays the ledger to find the blocker: O(n log n).
+   * @throws {LedgerError} `DUPLICATE_ID` when an accepted or queued consumption has this id with other parameters.
+   * @throws {TypeError} for options that are not an object, unknown option keys, or a non-boolean `dryRun`.
+   */
+  tryConsume(eventId: string, amount: number, timestamp: number, options?: TryConsumeOptions): ConsumeResult;
+
+  /**
+   * The grants valid at `timestamp`, in draw order (earliest end first, ties by id in code
+   * point order), with what remains of each after the consumptions at or before
+   * `timestamp`. The `remaining` values add up to `getBalance(timestamp)`; a new
+   * consumption at `timestamp` would draw from them in this order.
+   */
+  grantsAt(timestamp: number): GrantState[];
+
+  /** One grant's draws and its remaining credit over its window; `null` for an unknown grant id. */
+  burnDown(grantId: string): BurnDown | null;
+
+  /**
+   * The earliest time `t >= from` at which `getBalance(t) < threshold`, or `null` if the
+   * balance never drops below it from `from` on (after the last grant end it is constant).
+   * @param threshold an integer in [1, 2^53 - 1].
+   */
+  nextBelow(threshold: number, from: number): number | null;
+
+  /**
+   * Removes a grant, atomically: refused (`applied: false`, nothing changed) when an
+   * accepted consumption would be left unfunded, and `blockingEventId` names the earliest
+   * such one in replay order. After a void the id is gone and may be added again, with any
+   * parameters. Rebuilds the allocation state: O((n + g) log(n + g)).
+   * @throws {LedgerError} `UNKNOWN_ID` when no grant has this id.
+   */
+  voidGrant(grantId: string): GrantChangeResult;
+
+  /**
+   * Moves a grant's end: earlier (early expiry) or later (extension), atomically, with the
+   * same refusal rule as {@link GPULedger.voidGrant} (an extension is never refused). An
+   * extension then retries the queued consumptions; those it lets in are listed in
+   * `acceptedPending`. The same end is a no-op that reports `applied: true`.
+   * Rebuilds the allocation state: O((n + g) log(n + g)).
+   * @throws {LedgerError} `UNKNOWN_ID` when no grant has this id.
+   * @throws {RangeError} when `endTime` is before the grant's `startTime`.
+   */
+  setGrantEnd(grantId: string, endTime: number): GrantEndResult;
+
+  /**
+   * Like {@link GPULedger.consume}, but a consumption that cannot be funded now is queued
+   * (`'queued'`) instead of rejected. Queued consumptions are retried in (timestamp,
+   * arrival) order after every change that adds credit (`addGrant`, an extending
+   * `setGrantEnd`) and accepted as soon as the rules allow; listeners registered with
+   * {@link GPULedger.onPendingAccepted} hear about it. Queued and accepted consumptions
+   * share one id namespace: `submit`, `consume` and `tryConsume` throw `DUPLICATE_ID` for
+   * a queued id with other parameters; resubmitting a queued id identically returns
+   * `'queued'`; `consume` / `tryConsume` with a queued id and identical parameters try it
+   * now (it stays queued if rejected). Queued consumptions are not part of `toJSON()`.
+   * @throws {LedgerError} `DUPLICATE_ID`, or `LIMIT_EXCEEDED` when the queue cannot grow.
+   */
+  submit(eventId: string, amount: number, timestamp: number): 'accepted' | 'queued';
+
+  /** The queued consumptions, in retry order: (timestamp, arrival). */
+  pending(): PendingConsumption[];
+
+  /** Drops a queued consumption; `false` if the id is not queued (accepted ones cannot be cancelled). */
+  cancelPending(eventId: string): boolean;
+
+  /**
+   * Calls `listener` after every call that let queued consumptions in (`addGrant`,
+   * `setGrantEnd`), with those consumptions in the order accepted. Returns a function that
+   * unsubscribes this registration. A listener that throws does not affect the ledger or
+   * the other listeners; its error is rethrown asynchronously.
+   */
+  onPendingAccepted(listener: (accepted: AcceptedPending[]) => void): () => void;
 
   /** The snapshot document of this ledger (also what `JSON.stringify(ledger)` writes). */
   toJSON(): LedgerSnapshot;

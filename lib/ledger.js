@@ -1,4 +1,5 @@
 import { LedgerError } from './errors.js';
+import { installPreviews, notifyAcceptedPending } from './previews.js';
 import { readSnapshot, writeSnapshot } from './snapshot.js';
 import { MAX_ID_BYTES, checkAmount, checkId, checkTime, checkWindow } from './validate.js';
 
@@ -69,6 +70,15 @@ export function makeApi(module) {
       return this.#handle;
     }
 
+    static {
+      // Previews, grant lifecycle and pending consumptions (lib/previews.js).
+      installPreviews(this, {
+        live: (ledger, method) => ledger.#live(method),
+        writeId: (ledger, text) => writeId(ledger.#idAddress, text),
+        statusError,
+      });
+    }
+
     addGrant(grantId, amount, startTime, endTime) {
       const handle = this.#live('addGrant');
       checkId('addGrant', 'grantId', grantId);
@@ -78,6 +88,7 @@ export function makeApi(module) {
       checkWindow('addGrant', 'startTime', startTime, 'endTime', endTime);
       const status = handle.addGrant(writeId(this.#idAddress, grantId), amount, startTime, endTime);
       if (status !== Status.OK) throw statusError('addGrant', status, `grant ${JSON.stringify(grantId)}`);
+      notifyAcceptedPending(this, handle);
     }
 
     consume(eventId, amount, timestamp) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <string>
 #include <vector>
@@ -139,7 +140,173 @@ class WasmLedger {
     return out;
   }
 
+  // --- Previews, grant lifecycle and pending consumptions (issue 6). Errors come back as
+  // minus a status code; ids and results travel as flat arrays the wrapper turns into objects.
+
+  // The first query after a change builds the headroom index (kept, so it is accounted).
+  double headroom(double timestamp) {
+    if (heapCouldRefuse(2 * accounted_)) return -static_cast<double>(gcl::Status::kOutOfMemory);
+    int64_t amount = 0;
+    const gcl::Status status = ledger_.headroom(toInt64(timestamp), &amount);
+    account();
+    if (status != gcl::Status::kOk) return -static_cast<double>(status);
+    return static_cast<double>(amount);
+  }
+
+  // [accepted (1/0), reason (gcl::RejectReason), blockingEventId or null, grantId, amount, ...].
+  val tryConsume(int idLength, double amount, double timestamp, bool dryRun) {
+    if (heapCouldRefuse(2 * accounted_)) return val(-static_cast<int>(gcl::Status::kOutOfMemory));
+    gcl::ConsumeResult result;
+    const gcl::Status status =
+        ledger_.tryConsume(id(idLength), toInt64(amount), toInt64(timestamp), dryRun, &result);
+    account();
+    if (status != gcl::Status::kOk) return val(-static_cast<int>(status));
+    val out = val::array();
+    out.set(0, result.accepted ? 1 : 0);
+    out.set(1, static_cast<int>(result.reason));
+    out.set(2, result.blockingEventId.empty() ? val::null() : val(result.blockingEventId));
+    unsigned index = 3;
+    for (const gcl::Allocation& allocation : result.allocations) {
+      out.set(index++, allocation.grantId);
+      out.set(index++, static_cast<double>(allocation.amount));
+    }
+    return out;
+  }
+
+  // [grantId, amount, startTime, endTime, remaining, ...] in draw order.
+  val grantsAt(double timestamp) const {
+    if (heapCouldRefuse(accounted_)) return val(-static_cast<int>(gcl::Status::kOutOfMemory));
+    std::vector<gcl::GrantState> states;
+    const gcl::Status status = ledger_.grantsAt(toInt64(timestamp), &states);
+    if (status != gcl::Status::kOk) return val(-static_cast<int>(status));
+    val out = val::array();
+    unsigned index = 0;
+    for (const gcl::GrantState& state : states) {
+      out.set(index++, state.grantId);
+      out.set(index++, static_cast<double>(state.amount));
+      out.set(index++, static_cast<double>(state.startTime));
+      out.set(index++, static_cast<double>(state.endTime));
+      out.set(index++, static_cast<double>(state.remaining));
+    }
+    return out;
+  }
+
+  // null for an unknown grant, else [amount, startTime, endTime, drawCount,
+  // (timestamp, eventId, amount) per draw, (time, remaining) per curve point].
+  val burnDown(int idLength) const {
+    if (heapCouldRefuse(accounted_)) return val(-static_cast<int>(gcl::Status::kOutOfMemory));
+    gcl::BurnDown burn;
+    const gcl::Status status = ledger_.burnDown(id(idLength), &burn);
+    if (status == gcl::Status::kUnknownId) return val::null();
+    if (status != gcl::Status::kOk) return val(-static_cast<int>(status));
+    val out = val::array();
+    unsigned index = 0;
+    out.set(index++, static_cast<double>(burn.amount));
+    out.set(index++, static_cast<double>(burn.startTime));
+    out.set(index++, static_cast<double>(burn.endTime));
+    out.set(index++, static_cast<double>(burn.draws.size()));
+    for (const gcl::BurnDownDraw& draw : burn.draws) {
+      out.set(index++, static_cast<double>(draw.timestamp));
+      out.set(index++, draw.eventId);
+      out.set(index++, static_cast<double>(draw.amount));
+    }
+    for (const gcl::RemainingPoint& point : burn.remaining) {
+      out.set(index++, static_cast<double>(point.time));
+      out.set(index++, static_cast<double>(point.remaining));
+    }
+    return out;
+  }
+
+  // The time, null when the balance never drops below the threshold, or minus a status.
+  val nextBelow(double threshold, double from) const {
+    std::optional<int64_t> time;
+    const gcl::Status status = ledger_.nextBelow(toInt64(threshold), toInt64(from), &time);
+    if (status != gcl::Status::kOk) return val(-static_cast<int>(status));
+    return time ? val(static_cast<double>(*time)) : val::null();
+  }
+
+  // [applied (1/0), blockingEventId or null, acceptedPending ids...].
+  val voidGrant(int idLength) {
+    if (heapCouldRefuse(2 * accounted_)) return val(-static_cast<int>(gcl::Status::kOutOfMemory));
+    gcl::GrantChange change;
+    const gcl::Status status = ledger_.voidGrant(id(idLength), &change);
+    account();
+    return grantChange(status, change);
+  }
+  val setGrantEnd(int idLength, double endTime) {
+    if (heapCouldRefuse(2 * accounted_)) return val(-static_cast<int>(gcl::Status::kOutOfMemory));
+    gcl::GrantChange change;
+    const gcl::Status status = ledger_.setGrantEnd(id(idLength), toInt64(endTime), &change);
+    account();
+    return grantChange(status, change);
+  }
+
+  // 1 accepted, 0 queued, negative: minus a status code.
+  int submit(int idLength, double amount, double timestamp) {
+    if (heapCouldRefuse(accounted_)) return -static_cast<int>(gcl::Status::kOutOfMemory);
+    gcl::SubmitOutcome outcome = gcl::SubmitOutcome::kQueued;
+    const gcl::Status status =
+        ledger_.submit(id(idLength), toInt64(amount), toInt64(timestamp), &outcome);
+    account();
+    if (status != gcl::Status::kOk) return -static_cast<int>(status);
+    return outcome == gcl::SubmitOutcome::kAccepted ? 1 : 0;
+  }
+
+  // [eventId, amount, timestamp, ...] in retry order.
+  val pending() const {
+    std::vector<gcl::PendingConsumption> queued;
+    ledger_.pending(&queued);
+    return pendingArray(queued, false);
+  }
+  double pendingCount() const { return static_cast<double>(ledger_.pendingCount()); }
+
+  // 1 cancelled, 0 not queued, negative: minus a status code.
+  int cancelPending(int idLength) {
+    bool cancelled = false;
+    const gcl::Status status = ledger_.cancelPending(id(idLength), &cancelled);
+    account();
+    if (status != gcl::Status::kOk) return -static_cast<int>(status);
+    return cancelled ? 1 : 0;
+  }
+
+  // null when no queued consumption was accepted since the last call, else
+  // [eventId, amount, timestamp, allocationCount, grantId, amount, ..., eventId, ...].
+  val takeAcceptedPending() {
+    std::vector<gcl::PendingConsumption> accepted;
+    ledger_.takeAcceptedPending(&accepted);
+    if (accepted.empty()) return val::null();
+    return pendingArray(accepted, true);
+  }
+
  private:
+  static val grantChange(gcl::Status status, const gcl::GrantChange& change) {
+    if (status != gcl::Status::kOk) return val(-static_cast<int>(status));
+    val out = val::array();
+    out.set(0, change.applied ? 1 : 0);
+    out.set(1, change.blockingEventId.empty() ? val::null() : val(change.blockingEventId));
+    unsigned index = 2;
+    for (const std::string& eventId : change.acceptedPending) out.set(index++, eventId);
+    return out;
+  }
+
+  val pendingArray(const std::vector<gcl::PendingConsumption>& list, bool withAllocations) const {
+    val out = val::array();
+    unsigned index = 0;
+    for (const gcl::PendingConsumption& consumption : list) {
+      out.set(index++, consumption.eventId);
+      out.set(index++, static_cast<double>(consumption.amount));
+      out.set(index++, static_cast<double>(consumption.timestamp));
+      if (!withAllocations) continue;
+      ledger_.allocations(consumption.eventId, &allocations_);
+      out.set(index++, static_cast<double>(allocations_.size()));
+      for (const gcl::Allocation& allocation : allocations_) {
+        out.set(index++, allocation.grantId);
+        out.set(index++, static_cast<double>(allocation.amount));
+      }
+    }
+    return out;
+  }
+
   void account() {
     const size_t now = ledger_.memoryBytes() + idBuffer_.capacity() + sizeof(*this);
     reservedBytes = reservedBytes - accounted_ + now;
@@ -174,7 +341,19 @@ EMSCRIPTEN_BINDINGS(gpu_credit_ledger) {
       .function("grantCount", &WasmLedger::grantCount)
       .function("consumptionCount", &WasmLedger::consumptionCount)
       .function("grants", &WasmLedger::grants)
-      .function("consumptions", &WasmLedger::consumptions);
+      .function("consumptions", &WasmLedger::consumptions)
+      .function("headroom", &WasmLedger::headroom)
+      .function("tryConsume", &WasmLedger::tryConsume)
+      .function("grantsAt", &WasmLedger::grantsAt)
+      .function("burnDown", &WasmLedger::burnDown)
+      .function("nextBelow", &WasmLedger::nextBelow)
+      .function("voidGrant", &WasmLedger::voidGrant)
+      .function("setGrantEnd", &WasmLedger::setGrantEnd)
+      .function("submit", &WasmLedger::submit)
+      .function("pending", &WasmLedger::pending)
+      .function("pendingCount", &WasmLedger::pendingCount)
+      .function("cancelPending", &WasmLedger::cancelPending)
+      .function("takeAcceptedPending", &WasmLedger::takeAcceptedPending);
   emscripten::function("_heapBytes", &heapBytes);
   emscripten::function("_heapMax", &emscripten_get_heap_max);
 }

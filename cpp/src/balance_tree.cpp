@@ -131,4 +131,23 @@ void BalanceTree::curve(int64_t from, int64_t to, std::vector<BalancePoint>* out
   }
 }
 
+int64_t BalanceTree::firstBelow(int64_t threshold, int64_t from) const {
+  int64_t value = at(from);
+  if (value < threshold) return from;
+  uint32_t node = root_;
+  for (int level = height_; level > 0; --level) {
+    const Inner& inner = inners_[node];
+    node = inner.child[route(inner, from)];
+  }
+  for (; node != kNone; node = leaves_[node].next) {
+    const Leaf& leaf = leaves_[node];
+    for (int j = 0; j < leaf.count; ++j) {
+      if (leaf.time[j] <= from) continue;
+      value += leaf.delta[j];
+      if (value < threshold) return leaf.time[j];
+    }
+  }
+  return -1;  // after the last key the value is constant
+}
+
 }  // namespace gcl

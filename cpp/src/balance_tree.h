@@ -1,8 +1,8 @@
-// Range-add / point-query over time (ALGORITHMS.md, fact 2): a grant adds its amount on
-// [startTime, endTime] (+amount at startTime, -amount at endTime + 1) and a draw subtracts
-// on [timestamp, endTime of its grant]. The balance at t is the sum of the deltas at keys
-// <= t. Stored as a B+tree of (time, delta) with per-child sums: a handful of contiguous
-// nodes per call instead of a pointer chase per level, which is what a treap cost here.
+// Prefix sums of deltas over time: the value at t is the sum of the deltas at keys <= t.
+// The incremental engine keeps balance(t) here (see IncrementalEngine::commitChange for
+// which deltas). Stored as a B+tree of (time, delta) with per-child sums: a handful of
+// contiguous nodes per call instead of a pointer chase per level, which is what a treap
+// cost here.
 #ifndef GPU_CREDIT_LEDGER_BALANCE_TREE_H_
 #define GPU_CREDIT_LEDGER_BALANCE_TREE_H_
 
@@ -27,6 +27,9 @@ class BalanceTree {
   int64_t at(int64_t time) const;
   // Appends [from, at(from)] and then each later key in (from, to] where the value changes.
   void curve(int64_t from, int64_t to, std::vector<BalancePoint>* out) const;
+  // The first time >= from at which the value is below `threshold`, or -1. Walks the
+  // leaves from `from`: O(log n + keys passed).
+  int64_t firstBelow(int64_t threshold, int64_t from) const;
   size_t bytes() const {
     return leaves_.capacity() * sizeof(Leaf) + inners_.capacity() * sizeof(Inner);
   }

@@ -21,6 +21,8 @@ class DrawList {
     if (draws.size() <= 1) {
       more_.reset();
       one_ = draws.empty() ? Draw{0, 0} : draws[0];
+    } else if (more_) {
+      more_->assign(draws.begin(), draws.end());  // re-drawn lists keep their allocation
     } else {
       more_ = std::make_unique<std::vector<Draw>>(draws);
     }

@@ -34,6 +34,12 @@ struct Draw {
   int64_t amount;
 };
 
+// One draw seen from its grant: consumption `consumption` took `amount` from it.
+struct GrantDraw {
+  uint32_t consumption;
+  int64_t amount;
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -50,6 +56,17 @@ class Engine {
   virtual void balanceCurve(int64_t from, int64_t to, std::vector<BalancePoint>* out) const = 0;
   // Heap bytes held by the engine's own structures.
   virtual size_t bytes() const = 0;
+
+  // Previews (issue 6).
+  virtual EngineKind kind() const = 0;
+  // Whether consume(amount, timestamp) would accept; observably changes nothing.
+  virtual bool wouldAccept(int64_t amount, int64_t timestamp) = 0;
+  // The draws on `grant` in replay order.
+  virtual void drawsOn(uint32_t grant, std::vector<GrantDraw>* out) const = 0;
+  // Credits drawn from `grant` by consumptions at or before `timestamp`.
+  virtual int64_t drawnThrough(uint32_t grant, int64_t timestamp) const = 0;
+  // The earliest t >= from with balance(t) < threshold, or -1.
+  virtual int64_t nextBelow(int64_t threshold, int64_t from) const = 0;
 };
 
 }  // namespace gcl

@@ -10,6 +10,7 @@ void IncrementalEngine::addGrant(uint32_t grant) {
   drawn_.push_back(0);
   drawers_.emplace_back();
   live_flag_.push_back(0);
+  changeMark_.push_back(0);
   byEnd_.insert(grant);
   balances_.addRange(grants_.startTime[grant], grants_.endTime[grant], grants_.amount[grant]);
   if (grants_.startTime[grant] > headTime_) {
@@ -60,17 +61,33 @@ bool IncrementalEngine::consumeAtHead(uint32_t c) {
     }
   }
   order_.push_back(c);
+  beginChange();
   setDraws(c, fresh);
-  applyToBalances(c, fresh, +1);
+  commitChange(c);
   return true;
 }
 
-bool IncrementalEngine::consumeBackdated(uint32_t c) {
+bool IncrementalEngine::wouldAccept(int64_t amount, int64_t timestamp) {
+  if (balances_.at(timestamp) < amount) return false;
+  if (timestamp >= headTime_) return true;  // at the head, the balance check is the answer
+  const auto handle = static_cast<uint32_t>(amount_.size());
+  amount_.push_back(amount);
+  timestamp_.push_back(timestamp);
+  draws_.emplace_back();
+  const bool accepted = consumeBackdated(handle, /*commit=*/false);
+  amount_.pop_back();
+  timestamp_.pop_back();
+  draws_.pop_back();
+  return accepted;
+}
+
+bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
   // A new consumption only takes credit away, so whoever loses credit on a grant is later
   // than whoever gained on it: cut the latest draws of an overdrawn grant and re-draw
   // those consumptions, in replay order, until nothing is overdrawn (ALGORITHMS.md (a)).
   touched_.clear();
   touchSlot_.clear();
+  beginChange();
   const auto slot = std::upper_bound(order_.begin(), order_.end(), c,
                                      [&](uint32_t a, uint32_t b) { return before(a, b); });
   order_.insert(slot, c);
@@ -111,6 +128,7 @@ bool IncrementalEngine::consumeBackdated(uint32_t c) {
         const auto lost = std::find_if(cut.begin(), cut.end(), [&](const Draw& d) { return d.grant == g; });
         const int64_t amount = std::min(lost->amount, excess);
         lost->amount -= amount;
+        noteDrawn(g);
         drawn_[g] -= amount;
         excess -= amount;
         if (lost->amount == 0) {
@@ -122,20 +140,15 @@ bool IncrementalEngine::consumeBackdated(uint32_t c) {
       }
     }
   }
-  if (!funded) {
+  if (!funded || !commit) {
     for (auto it = touched_.rbegin(); it != touched_.rend(); ++it) {
       removeDraws(it->handle);
       setDraws(it->handle, it->draws);
     }
     order_.erase(std::find(order_.begin(), order_.end(), c));
-    return false;
+    return funded;
   }
-  for (const Snapshot& snapshot : touched_) {
-    applyToBalances(snapshot.handle, snapshot.draws, -1);
-    std::vector<Draw> now;
-    draws_[snapshot.handle].copyTo(&now);
-    applyToBalances(snapshot.handle, now, +1);
-  }
+  commitChange(c);
   return true;
 }
 
@@ -160,6 +173,7 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
   });
   std::vector<Draw> old;
   std::vector<Draw> fresh;
+  beginChange();
   for (auto it = from; it != order_.end(); ++it) {
     const uint32_t c = *it;
     const int64_t t = timestamp_[c];
@@ -209,9 +223,8 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
     for (const Draw& draw : fresh) freedOf(draw.grant) -= draw.amount;
     removeDraws(c);
     setDraws(c, fresh);
-    applyToBalances(c, old, -1);
-    applyToBalances(c, fresh, +1);
   }
+  commitChange(kNoConsumption);
   for (uint32_t g : revived) revive(g);
 }
 
@@ -244,6 +257,7 @@ bool IncrementalEngine::drawGreedy(uint32_t c, std::set<uint32_t, DrawOrder>::co
 void IncrementalEngine::removeDraws(uint32_t c) {
   const DrawList& draws = draws_[c];
   for (size_t i = 0; i < draws.size(); ++i) {
+    noteDrawn(draws[i].grant);
     drawn_[draws[i].grant] -= draws[i].amount;
     eraseDrawer(draws[i].grant, c);
   }
@@ -255,14 +269,33 @@ void IncrementalEngine::setDraws(uint32_t c, const std::vector<Draw>& draws) {
   draws_[c].assign(draws);
   drawCount_ += draws.size();
   for (const Draw& draw : draws) {
+    noteDrawn(draw.grant);
     drawn_[draw.grant] += draw.amount;
     insertDrawer(draw.grant, c);
   }
 }
 
-void IncrementalEngine::applyToBalances(uint32_t c, const std::vector<Draw>& draws, int64_t sign) {
-  for (const Draw& draw : draws) {
-    balances_.addRange(timestamp_[c], grants_.endTime[draw.grant], -sign * draw.amount);
+void IncrementalEngine::beginChange() {
+  ++changeEpoch_;
+  changed_.clear();
+}
+
+void IncrementalEngine::noteDrawn(uint32_t g) {
+  if (changeMark_[g] == changeEpoch_) return;
+  changeMark_[g] = changeEpoch_;
+  changed_.push_back({g, drawn_[g]});
+}
+
+void IncrementalEngine::commitChange(uint32_t accepted) {
+  // balance(t) = credits of the grants valid at t - amounts consumed at or before t
+  //            + what was drawn from the grants that expired before t.
+  // Moving draws between grants changes only the last term, once per grant, however
+  // many consumptions moved: a long chain of re-draws costs one update per grant.
+  if (accepted != kNoConsumption) balances_.add(timestamp_[accepted], -amount_[accepted]);
+  for (const Draw& before : changed_) {
+    const int64_t net = drawn_[before.grant] - before.amount;
+    const int64_t end = grants_.endTime[before.grant];
+    if (net != 0 && end < kMaxSafeInteger) balances_.add(end + 1, net);
   }
 }
 
@@ -308,11 +341,26 @@ void IncrementalEngine::draws(uint32_t handle, std::vector<Draw>* out) const {
   draws_[handle].copyTo(out);
 }
 
+void IncrementalEngine::drawsOn(uint32_t grant, std::vector<GrantDraw>* out) const {
+  out->clear();
+  for (uint32_t c : drawers_[grant]) out->push_back({c, draws_[c].amountFrom(grant)});
+}
+
+int64_t IncrementalEngine::drawnThrough(uint32_t grant, int64_t timestamp) const {
+  // drawers_ is in replay order: take back the draws later than `timestamp`.
+  int64_t drawn = drawn_[grant];
+  const std::vector<uint32_t>& drawers = drawers_[grant];
+  for (auto it = drawers.rbegin(); it != drawers.rend() && timestamp_[*it] > timestamp; ++it) {
+    drawn -= draws_[*it].amountFrom(grant);
+  }
+  return drawn;
+}
+
 size_t IncrementalEngine::bytes() const {
   // O(1): counted draws stand in for the per-grant drawer lists and spilled draw lists.
   return amount_.capacity() * 8 + timestamp_.capacity() * 8 + draws_.capacity() * sizeof(DrawList) +
          order_.capacity() * 4 + drawn_.capacity() * 8 +
-         drawers_.capacity() * sizeof(std::vector<uint32_t>) + live_flag_.capacity() +
+         drawers_.capacity() * sizeof(std::vector<uint32_t>) + live_flag_.capacity() + changeMark_.capacity() * 4 +
          balances_.bytes() + byEnd_.size() * 40 + (live_.size() + pending_.size()) * 4 +
          drawCount_ * (2 * sizeof(uint32_t) + sizeof(Draw));
 }

@@ -38,6 +38,14 @@ class IncrementalEngine final : public Engine {
   }
 
   size_t bytes() const override;
+  EngineKind kind() const override { return EngineKind::kIncremental; }
+  // A backdated dry run walks the same re-draws as consume() and then rolls them back.
+  bool wouldAccept(int64_t amount, int64_t timestamp) override;
+  void drawsOn(uint32_t grant, std::vector<GrantDraw>* out) const override;
+  int64_t drawnThrough(uint32_t grant, int64_t timestamp) const override;
+  int64_t nextBelow(int64_t threshold, int64_t from) const override {
+    return balances_.firstBelow(threshold, from);
+  }
 
  private:
   // (endTime, grantId) order; `int64_t` probes find the first grant ending at or after it.
@@ -69,7 +77,8 @@ class IncrementalEngine final : public Engine {
   };
 
   bool consumeAtHead(uint32_t handle);
-  bool consumeBackdated(uint32_t handle);
+  // With commit false, always rolls back and only reports whether it would be accepted.
+  bool consumeBackdated(uint32_t handle, bool commit = true);
   void spreadGrant(uint32_t grant);
 
   int64_t leftover(uint32_t g) const { return grants_.amount[g] - drawn_[g]; }
@@ -81,7 +90,13 @@ class IncrementalEngine final : public Engine {
                   std::vector<Draw>* out) const;
   void removeDraws(uint32_t c);
   void setDraws(uint32_t c, const std::vector<Draw>& draws);
-  void applyToBalances(uint32_t c, const std::vector<Draw>& draws, int64_t sign);
+  // A change to the draws is bracketed by beginChange() and commitChange(): every grant
+  // whose drawn total is about to move is noted first, and the commit turns the net moves
+  // (plus the newly accepted consumption, if any) into balance-tree updates.
+  static constexpr uint32_t kNoConsumption = UINT32_MAX;
+  void beginChange();
+  void noteDrawn(uint32_t g);
+  void commitChange(uint32_t accepted);
   void eraseDrawer(uint32_t g, uint32_t c);
   void insertDrawer(uint32_t g, uint32_t c);
   void advanceHead(int64_t timestamp);
@@ -98,6 +113,7 @@ class IncrementalEngine final : public Engine {
   std::vector<int64_t> drawn_;
   std::vector<std::vector<uint32_t>> drawers_;  // consumptions drawing on it, in replay order
   std::vector<uint8_t> live_flag_;              // in live_ (or pending_)
+  std::vector<uint32_t> changeMark_;            // == changeEpoch_: noted in changed_
   std::set<uint32_t, DrawOrder> byEnd_;         // all grants in draw order
   // Grants valid at the head time with credit left (lazily cleaned), and those not yet started.
   std::priority_queue<uint32_t, std::vector<uint32_t>, LiveOrder> live_;
@@ -107,6 +123,9 @@ class IncrementalEngine final : public Engine {
   // Scratch for one backdated consumption: who was touched and their draws before.
   std::vector<Snapshot> touched_;
   std::unordered_map<uint32_t, size_t> touchSlot_;  // handle -> index in touched_
+  // Grants whose drawn total moved in the current change, with the total before it.
+  std::vector<Draw> changed_;
+  uint32_t changeEpoch_ = 0;
 };
 
 }  // namespace gcl

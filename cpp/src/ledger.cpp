@@ -1,7 +1,9 @@
 #include "gpu_credit_ledger/ledger.h"
 
 #include "engine.h"
+#include "headroom.h"
 #include "incremental_engine.h"
+#include "pending_queue.h"
 #include "replay_engine.h"
 
 namespace gcl {
@@ -94,6 +96,7 @@ Status Ledger::addGrant(std::string_view grantId, int64_t amount, int64_t startT
   grants_->endTime.push_back(endTime);
   grantTotal_ += amount;
   engine_->addGrant(grant);
+  retryPending(nullptr);
   return Status::kOk;
 }
 
@@ -110,9 +113,11 @@ Status Ledger::consume(std::string_view eventId, int64_t amount, int64_t timesta
     *accepted = true;
     return Status::kOk;
   }
+  const Status pendingStatus = checkPending(eventId, amount, timestamp);
+  if (pendingStatus != Status::kOk) return pendingStatus;
   if (grantCount() + consumptionCount() >= kMaxEvents) return Status::kLimitExceeded;
   *accepted = engine_->consume(amount, timestamp);
-  if (*accepted) eventIds_->add(eventId);
+  if (*accepted) acceptEventId(eventId);
   return Status::kOk;
 }
 
@@ -159,7 +164,8 @@ ConsumptionRecord Ledger::consumption(size_t index) const {
 
 size_t Ledger::memoryBytes() const {
   return grants_->ids.bytes() + grants_->amount.capacity() * 3 * sizeof(int64_t) +
-         eventIds_->bytes() + engine_->bytes();
+         eventIds_->bytes() + engine_->bytes() + (pending_ ? pending_->bytes() : 0) +
+         (headroomIndex_ ? headroomIndex_->bytes() : 0);
 }
 
 }  // namespace gcl

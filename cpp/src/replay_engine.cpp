@@ -90,6 +90,47 @@ void ReplayEngine::balanceCurve(int64_t from, int64_t to, std::vector<BalancePoi
   }
 }
 
+bool ReplayEngine::wouldAccept(int64_t amount, int64_t timestamp) {
+  std::vector<std::vector<Draw>> kept = draws_;  // replay() replaces them when funded
+  consumptions_.push_back({amount, timestamp});
+  const bool funded = replay();
+  consumptions_.pop_back();
+  draws_ = std::move(kept);
+  return funded;
+}
+
+void ReplayEngine::drawsOn(uint32_t grant, std::vector<GrantDraw>* out) const {
+  out->clear();
+  for (uint32_t c = 0; c < consumptions_.size(); ++c) {
+    for (const Draw& draw : draws_[c]) {
+      if (draw.grant == grant) out->push_back({c, draw.amount});
+    }
+  }
+  std::stable_sort(out->begin(), out->end(), [&](const GrantDraw& a, const GrantDraw& b) {
+    return consumptions_[a.consumption].timestamp < consumptions_[b.consumption].timestamp;
+  });
+}
+
+int64_t ReplayEngine::drawnThrough(uint32_t grant, int64_t timestamp) const {
+  int64_t drawn = 0;
+  for (uint32_t c = 0; c < consumptions_.size(); ++c) {
+    if (consumptions_[c].timestamp > timestamp) continue;
+    for (const Draw& draw : draws_[c]) {
+      if (draw.grant == grant) drawn += draw.amount;
+    }
+  }
+  return drawn;
+}
+
+int64_t ReplayEngine::nextBelow(int64_t threshold, int64_t from) const {
+  std::vector<BalancePoint> curve;
+  balanceCurve(from, kMaxSafeInteger, &curve);
+  for (const BalancePoint& point : curve) {
+    if (point.balance < threshold) return point.time;
+  }
+  return -1;
+}
+
 size_t ReplayEngine::bytes() const {
   size_t total = consumptions_.capacity() * sizeof(Consumption) + draws_.capacity() * sizeof(draws_[0]);
   for (const auto& draws : draws_) total += draws.capacity() * sizeof(Draw);

@@ -22,6 +22,11 @@ class ReplayEngine final : public Engine {
   void draws(uint32_t handle, std::vector<Draw>* out) const override { *out = draws_[handle]; }
   void balanceCurve(int64_t from, int64_t to, std::vector<BalancePoint>* out) const override;
   size_t bytes() const override;
+  EngineKind kind() const override { return EngineKind::kReplay; }
+  bool wouldAccept(int64_t amount, int64_t timestamp) override;
+  void drawsOn(uint32_t grant, std::vector<GrantDraw>* out) const override;
+  int64_t drawnThrough(uint32_t grant, int64_t timestamp) const override;
+  int64_t nextBelow(int64_t threshold, int64_t from) const override;
 
  private:
   struct Consumption {

@@ -112,6 +112,116 @@ export class OracleLedger {
     return this.cachedReplay;
   }
 
+  // --- Issue 6: previews and grant lifecycle, each by brute force. ---
+
+  // Would these consumptions (acceptance order) all be funded? Also which one is the
+  // first unfunded in replay order.
+  trialReplay(consumptions, grants = this.grants) {
+    return replayWithFirstUnfunded(grants, consumptions);
+  }
+
+  // The largest amount consume(_, amount, t) would accept: a binary search over trial
+  // replays (fundability is monotone in the amount), bounded by the balance at t.
+  headroom(timestamp) {
+    let lo = 0;
+    let hi = this.getBalance(timestamp);
+    while (lo < hi) {
+      const mid = lo + Math.ceil((hi - lo) / 2);
+      if (this.trialReplay([...this.accepted, { eventId: '\u0000trial', amount: mid, timestamp }]).allFunded) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  tryConsume(eventId, amount, timestamp, { dryRun = false } = {}) {
+    const existing = this.accepted.find((c) => c.eventId === eventId);
+    if (existing) {
+      if (existing.amount !== amount || existing.timestamp !== timestamp) {
+        throw new OracleError('DUPLICATE_ID', `eventId ${eventId} exists with different parameters`);
+      }
+      return { accepted: true, allocations: this.allocations(eventId), reason: null, blockingEventId: null };
+    }
+    const candidate = [...this.accepted, { eventId, amount, timestamp }];
+    const trial = this.trialReplay(candidate);
+    if (trial.allFunded) {
+      if (!dryRun) {
+        this.accepted = candidate;
+        this.cachedReplay = null;
+      }
+      return { accepted: true, allocations: trial.draws.get(eventId), reason: null, blockingEventId: null };
+    }
+    if (trial.firstUnfunded === eventId) {
+      return { accepted: false, allocations: [], reason: 'INSUFFICIENT_CREDIT', blockingEventId: null };
+    }
+    return { accepted: false, allocations: [], reason: 'WOULD_UNFUND', blockingEventId: trial.firstUnfunded };
+  }
+
+  // Replays only what happened up to t, then reads each valid grant.
+  grantsAt(timestamp) {
+    const { remaining } = replay(this.grants, this.accepted.filter((c) => c.timestamp <= timestamp));
+    return [...this.grants.values()]
+      .filter((g) => isValidAt(g, timestamp))
+      .sort((a, b) => a.endTime - b.endTime || compareCodePoints(a.grantId, b.grantId))
+      .map((g) => ({ ...g, remaining: remaining.get(g.grantId) }));
+  }
+
+  burnDown(grantId) {
+    const grant = this.grants.get(grantId);
+    if (!grant) return null;
+    const { draws } = this.fullReplay();
+    const ordered = [...this.accepted].sort((a, b) => a.timestamp - b.timestamp);
+    const onGrant = [];
+    for (const c of ordered) {
+      for (const draw of draws.get(c.eventId)) {
+        if (draw.grantId === grantId) onGrant.push({ timestamp: c.timestamp, eventId: c.eventId, amount: draw.amount });
+      }
+    }
+    const remainingAt = (t) => onGrant.reduce((left, d) => (d.timestamp <= t ? left - d.amount : left), grant.amount);
+    const remaining = [[grant.startTime, remainingAt(grant.startTime)]];
+    for (const { timestamp } of onGrant) {
+      const value = remainingAt(timestamp);
+      if (timestamp > grant.startTime && value !== remaining[remaining.length - 1][1]) remaining.push([timestamp, value]);
+    }
+    return { ...grant, draws: onGrant, remaining };
+  }
+
+  // The balance only changes at grant starts, just after grant ends and at consumption
+  // timestamps: test `from` and every such time after it.
+  nextBelow(threshold, from) {
+    const times = new Set([from]);
+    for (const g of this.grants.values()) times.add(g.startTime).add(g.endTime + 1);
+    for (const c of this.accepted) times.add(c.timestamp);
+    for (const t of [...times].filter((t) => t >= from).sort((a, b) => a - b)) {
+      if (this.getBalance(t) < threshold) return t;
+    }
+    return null;
+  }
+
+  // Applies `grants` if every accepted consumption stays funded under them.
+  changeGrants(grants) {
+    const trial = this.trialReplay(this.accepted, grants);
+    if (!trial.allFunded) return { applied: false, blockingEventId: trial.firstUnfunded };
+    this.grants = grants;
+    this.cachedReplay = null;
+    return { applied: true, blockingEventId: null };
+  }
+
+  voidGrant(grantId) {
+    if (!this.grants.has(grantId)) throw new OracleError('UNKNOWN_ID', `no grant ${grantId}`);
+    const grants = new Map(this.grants);
+    grants.delete(grantId);
+    return this.changeGrants(grants);
+  }
+
+  setGrantEnd(grantId, endTime) {
+    const grant = this.grants.get(grantId);
+    if (!grant) throw new OracleError('UNKNOWN_ID', `no grant ${grantId}`);
+    if (endTime < grant.startTime) throw new RangeError('endTime < startTime');
+    const grants = new Map(this.grants);
+    grants.set(grantId, { ...grant, endTime });
+    return { ...this.changeGrants(grants), acceptedPending: [] };
+  }
+
   get grantCount() {
     return this.grants.size;
   }
@@ -149,4 +259,13 @@ function replay(grants, consumptions) {
     draws.set(c.eventId, taken);
   }
   return { remaining, draws, allFunded };
+}
+
+// replay() plus the first unfunded consumption in replay order (its eventId, or null).
+function replayWithFirstUnfunded(grants, consumptions) {
+  const result = replay(grants, consumptions);
+  if (result.allFunded) return { ...result, firstUnfunded: null };
+  const ordered = [...consumptions].sort((a, b) => a.timestamp - b.timestamp);
+  const short = ordered.find((c) => result.draws.get(c.eventId).reduce((sum, d) => sum + d.amount, 0) < c.amount);
+  return { ...result, firstUnfunded: short.eventId };
 }

@@ -1,6 +1,18 @@
 // Compiled by `tsc --noEmit` only: the public types accept what the README shows and
 // refuse what the ledger refuses.
 import { GPULedger, LedgerError, loadLedger, type Allocation, type BalancePoint, type LedgerSnapshot } from 'gpu-credit-ledger';
+import type {
+  AcceptedPending,
+  BurnDown,
+  BurnDownDraw,
+  ConsumeResult,
+  GrantChangeResult,
+  GrantEndResult,
+  GrantState,
+  PendingConsumption,
+  RejectReason,
+  RemainingPoint,
+} from 'gpu-credit-ledger';
 import { loadLedger as loadFromLoad } from 'gpu-credit-ledger/load';
 
 const ledger = new GPULedger();
@@ -25,7 +37,8 @@ try {
   ledger.consume('c1', 1, 1);
 } catch (error) {
   if (error instanceof LedgerError) {
-    const code: 'DUPLICATE_ID' | 'DISPOSED' | 'LIMIT_EXCEEDED' | 'OUT_OF_MEMORY' | 'INVALID_SNAPSHOT' = error.code;
+    const code: 'DUPLICATE_ID' | 'DISPOSED' | 'LIMIT_EXCEEDED' | 'OUT_OF_MEMORY' | 'INVALID_SNAPSHOT' | 'UNKNOWN_ID' =
+      error.code;
     void code;
   }
 }
@@ -43,3 +56,40 @@ ledger.addGrant('g2', '5', 0, 1);
 ledger.consume('c2', 1);
 
 void [accepted, balance, draws, counts, viaLoader, heap];
+
+// Previews, grant lifecycle and pending consumptions (issue 6).
+function previews(l: GPULedger): void {
+  const room: number = l.headroom(5);
+  const preview: ConsumeResult = l.tryConsume('c9', 5, 5, { dryRun: true });
+  const real: ConsumeResult = l.tryConsume('c9', 5, 5);
+  const reason: RejectReason | null = preview.reason;
+  const blocking: string | null = real.blockingEventId;
+  const drawn: Allocation[] = preview.allocations;
+  const states: GrantState[] = l.grantsAt(5);
+  const left: number = states[0].remaining;
+  const burn: BurnDown | null = l.burnDown('g1');
+  if (burn !== null) {
+    const [when, remaining]: RemainingPoint = burn.remaining[0];
+    const first: BurnDownDraw = burn.draws[0];
+    void [when, remaining, first.eventId];
+  }
+  const below: number | null = l.nextBelow(10, 0);
+  const voided: GrantChangeResult = l.voidGrant('g1');
+  const moved: GrantEndResult = l.setGrantEnd('g2', 20);
+  const letIn: string[] = moved.acceptedPending;
+  const outcome: 'accepted' | 'queued' = l.submit('p1', 5, 5);
+  const queue: PendingConsumption[] = l.pending();
+  const dropped: boolean = l.cancelPending('p1');
+  const unsubscribe: () => void = l.onPendingAccepted((list: AcceptedPending[]) => {
+    void list[0].allocations;
+  });
+  unsubscribe();
+  // @ts-expect-error dryRun is a boolean
+  l.tryConsume('c9', 5, 5, { dryRun: 'yes' });
+  // @ts-expect-error unknown options are refused
+  l.tryConsume('c9', 5, 5, { dryrun: true });
+  // @ts-expect-error listeners receive an array
+  l.onPendingAccepted((one: PendingConsumption) => void one);
+  void [room, reason, blocking, drawn, left, below, voided.applied, letIn, outcome, queue, dropped];
+}
+void previews;

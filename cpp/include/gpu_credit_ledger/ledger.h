@@ -137,6 +137,7 @@ struct PendingConsumption {
 enum class SubmitOutcome : int32_t { kAccepted = 0, kQueued = 1 };
 
 class Engine;
+class HeadroomIndex;
 class IdIndex;
 class PendingQueue;
 struct GrantTable;
@@ -244,6 +245,10 @@ class Ledger {
 
   std::unique_ptr<PendingQueue> pending_;
   std::vector<PendingConsumption> acceptedPending_;
+  // Headroom answers for the current state (preview.cpp), rebuilt on the first query after
+  // a change; grantChanges_ counts applied voidGrant / setGrantEnd calls.
+  mutable std::unique_ptr<HeadroomIndex> headroomIndex_;
+  uint64_t grantChanges_ = 0;
 };
 
 // True when `id` is non-empty, at most kMaxIdBytes and well-formed UTF-8 (no surrogates,

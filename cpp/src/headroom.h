@@ -1,0 +1,82 @@
+// Exact headroom (ALGORITHMS.md, fact 6): the largest amount a new consumption at time t
+// can take while every accepted consumption stays funded. By Hall's condition over chains
+// of times x1 < ... < xk, a demand set is fundable iff for every chain
+//   Σ d(xi) + L(x1) + Σ W(xi, xi+1) + R(xk) <= C
+// (L: credits of grants ending before x1, R: starting after xk, W: lying strictly between
+// two neighbours, C: all credits). The best chain through t splits into a left part
+//   F(t) = d(t) + max(L(t), max_{p<t} F(p) + W(p, t))
+// and a right part G (the same on mirrored time), so
+//   headroom(t) = max(0, C - F(t) - G(t) + d(t)).
+// Between consumption times and grant ends, L(t) and max_{p<t} F(p) + W(p, t) are
+// constant: one sweep records both as step functions, and a query is a binary search.
+#ifndef GPU_CREDIT_LEDGER_HEADROOM_H_
+#define GPU_CREDIT_LEDGER_HEADROOM_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "engine.h"
+
+namespace gcl {
+
+struct TimedAmount {
+  int64_t timestamp;
+  int64_t amount;
+};
+
+class HeadroomIndex {
+ public:
+  // What the index was built from: Ledger rebuilds it when this changes. Grants and
+  // consumptions are only ever added, except by voidGrant / setGrantEnd, which bump
+  // `grantChanges`.
+  struct Version {
+    size_t grants;
+    size_t consumptions;
+    uint64_t grantChanges;
+    bool operator==(const Version& o) const {
+      return grants == o.grants && consumptions == o.consumptions && grantChanges == o.grantChanges;
+    }
+  };
+
+  // `demand` holds the accepted consumptions in any order. O((n + G) log(n + G)).
+  HeadroomIndex(const GrantTable& grants, const std::vector<TimedAmount>& demand, Version version);
+  const Version& version() const { return version_; }
+  // O(log(n + G)).
+  int64_t at(int64_t timestamp) const;
+  size_t bytes() const { return left_.bytes() + right_.bytes(); }
+
+ private:
+  struct Window {
+    int64_t startTime;
+    int64_t endTime;
+    int64_t amount;
+  };
+  // One direction of the sweep, in its own time coordinates (the right side negates time).
+  class Side {
+   public:
+    Side(std::vector<Window> windows, std::vector<TimedAmount> demand);
+    int64_t demandAt(int64_t time) const;
+    // The best chain score ending at `time`, i.e. F(time).
+    int64_t chainEndingAt(int64_t time) const;
+    size_t bytes() const { return (times_.size() * 2 + steps_.size() * 3) * sizeof(int64_t); }
+
+   private:
+    struct Step {
+      int64_t from;         // in effect from this time on
+      int64_t endedBefore;  // L
+      int64_t bestBefore;   // max_{p<t} F(p) + W(p, t)
+    };
+    std::vector<int64_t> times_;   // distinct consumption times, ascending
+    std::vector<int64_t> demand_;  // per time
+    std::vector<Step> steps_;      // ascending `from`
+  };
+
+  Version version_;
+  int64_t total_ = 0;
+  Side left_;
+  Side right_;
+};
+
+}  // namespace gcl
+
+#endif  // GPU_CREDIT_LEDGER_HEADROOM_H_

@@ -1,0 +1,82 @@
+// Pending consumptions: submit() queues what cannot be funded yet, and every change that
+// adds credit retries the queue in (timestamp, arrival) order. The queue holds only
+// consumptions that would be rejected now: retries run after each credit-adding change,
+// and every other change only takes credit away.
+#include "engine.h"
+#include "gpu_credit_ledger/ledger.h"
+#include "pending_queue.h"
+#include "value_checks.h"
+
+namespace gcl {
+
+Status Ledger::submit(std::string_view eventId, int64_t amount, int64_t timestamp,
+                      SubmitOutcome* outcome) {
+  const Status valid = checkConsumption(eventId, amount, timestamp);
+  if (valid != Status::kOk) return valid;
+  if (pending_ && pending_->find(eventId) != nullptr) {
+    const Status same = checkPending(eventId, amount, timestamp);
+    if (same == Status::kOk) *outcome = SubmitOutcome::kQueued;
+    return same;
+  }
+  bool accepted = false;
+  const Status status = consume(eventId, amount, timestamp, &accepted);
+  if (status != Status::kOk) return status;
+  if (accepted) {
+    *outcome = SubmitOutcome::kAccepted;
+    return Status::kOk;
+  }
+  if (grantCount() + consumptionCount() + pendingCount() >= kMaxEvents)
+    return Status::kLimitExceeded;
+  if (!pending_) pending_ = std::make_unique<PendingQueue>();
+  pending_->add({std::string(eventId), amount, timestamp});
+  *outcome = SubmitOutcome::kQueued;
+  return Status::kOk;
+}
+
+void Ledger::pending(std::vector<PendingConsumption>* out) const {
+  out->clear();
+  if (pending_) pending_->list(out);
+}
+
+size_t Ledger::pendingCount() const { return pending_ ? pending_->size() : 0; }
+
+Status Ledger::cancelPending(std::string_view eventId, bool* cancelled) {
+  if (!isValidId(eventId)) return Status::kInvalidId;
+  *cancelled = pending_ && pending_->remove(eventId);
+  return Status::kOk;
+}
+
+void Ledger::takeAcceptedPending(std::vector<PendingConsumption>* out) {
+  out->clear();
+  out->swap(acceptedPending_);
+}
+
+Status Ledger::checkPending(std::string_view eventId, int64_t amount, int64_t timestamp) const {
+  const PendingConsumption* queued = pending_ ? pending_->find(eventId) : nullptr;
+  if (queued != nullptr && (queued->amount != amount || queued->timestamp != timestamp)) {
+    return Status::kDuplicateId;
+  }
+  return Status::kOk;
+}
+
+void Ledger::acceptEventId(std::string_view eventId) {
+  eventIds_->add(eventId);
+  if (pending_) pending_->remove(eventId);
+}
+
+void Ledger::retryPending(std::vector<std::string>* acceptedIds) {
+  if (!pending_ || pending_->empty()) return;
+  // Accepting one only takes credit away, so one pass in retry order finds every one
+  // that the change lets in.
+  std::vector<PendingConsumption> waiting;
+  pending_->list(&waiting);
+  for (PendingConsumption& candidate : waiting) {
+    if (grantCount() + consumptionCount() >= kMaxEvents) break;
+    if (!engine_->consume(candidate.amount, candidate.timestamp)) continue;
+    acceptEventId(candidate.eventId);
+    if (acceptedIds != nullptr) acceptedIds->push_back(candidate.eventId);
+    acceptedPending_.push_back(std::move(candidate));
+  }
+}
+
+}  // namespace gcl

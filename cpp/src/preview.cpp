@@ -1,0 +1,167 @@
+// Ledger previews: what a customer can still spend (headroom), what a consumption would do
+// before it is made (tryConsume), and where credit stands per grant (grantsAt, burnDown)
+// and over time (nextBelow). Nothing here changes the ledger except an accepted,
+// non-dry tryConsume, which is consume().
+#include <algorithm>
+
+#include "engine.h"
+#include "gpu_credit_ledger/ledger.h"
+#include "headroom.h"
+#include "replay_check.h"
+#include "value_checks.h"
+
+namespace gcl {
+namespace {
+
+struct Remaining {
+  uint32_t grant;
+  int64_t remaining;
+};
+
+// Grants valid at `timestamp` in draw order, with what the consumptions at or before it
+// left in each. A new consumption at `timestamp` comes after all of those in replay order,
+// so this is exactly what it would draw from.
+std::vector<Remaining> remainingAt(const GrantTable& grants, const Engine& engine,
+                                   int64_t timestamp) {
+  std::vector<uint32_t> valid;
+  for (uint32_t g = 0; g < grants.size(); ++g) {
+    if (grants.validAt(g, timestamp)) valid.push_back(g);
+  }
+  std::sort(valid.begin(), valid.end(),
+            [&](uint32_t a, uint32_t b) { return grants.drawsBefore(a, b); });
+  std::vector<Remaining> out;
+  out.reserve(valid.size());
+  for (uint32_t g : valid) out.push_back({g, grants.amount[g] - engine.drawnThrough(g, timestamp)});
+  return out;
+}
+
+}  // namespace
+
+Status Ledger::headroom(int64_t timestamp, int64_t* amount) const {
+  if (!isValidTime(timestamp)) return Status::kInvalidTime;
+  const HeadroomIndex::Version version{grantCount(), consumptionCount(), grantChanges_};
+  if (!headroomIndex_ || !(headroomIndex_->version() == version)) {
+    headroomIndex_.reset();  // free the old one first: the WASM heap may be tight
+    std::vector<TimedAmount> demand(consumptionCount());
+    for (uint32_t c = 0; c < demand.size(); ++c) {
+      demand[c] = {engine_->timestampOf(c), engine_->amountOf(c)};
+    }
+    headroomIndex_ = std::make_unique<HeadroomIndex>(*grants_, demand, version);
+  }
+  *amount = headroomIndex_->at(timestamp);
+  return Status::kOk;
+}
+
+Status Ledger::tryConsume(std::string_view eventId, int64_t amount, int64_t timestamp, bool dryRun,
+                          ConsumeResult* out) {
+  *out = {};
+  Status status = checkConsumption(eventId, amount, timestamp);
+  if (status != Status::kOk) return status;
+  if (dryRun) {
+    // The checks consume() makes before it draws, in the same order.
+    const uint32_t existing = eventIds_->find(eventId);
+    if (existing != IdIndex::kNotFound) {
+      if (engine_->amountOf(existing) != amount || engine_->timestampOf(existing) != timestamp) {
+        return Status::kDuplicateId;
+      }
+      out->accepted = true;
+      return allocations(eventId, &out->allocations);
+    }
+    status = checkPending(eventId, amount, timestamp);
+    if (status != Status::kOk) return status;
+    if (grantCount() + consumptionCount() >= kMaxEvents) return Status::kLimitExceeded;
+    out->accepted = engine_->wouldAccept(amount, timestamp);
+  } else {
+    status = consume(eventId, amount, timestamp, &out->accepted);
+    if (status != Status::kOk) return status;
+    if (out->accepted) return allocations(eventId, &out->allocations);
+  }
+  if (out->accepted) {
+    int64_t need = amount;
+    for (const Remaining& grant : remainingAt(*grants_, *engine_, timestamp)) {
+      const int64_t take = std::min(need, grant.remaining);
+      if (take == 0) continue;
+      out->allocations.push_back({std::string(grants_->ids.at(grant.grant)), take});
+      need -= take;
+      if (need == 0) break;
+    }
+    return Status::kOk;
+  }
+  // Everything before the new consumption in replay order is unchanged and funded, so it
+  // is itself the first unfunded one exactly when the balance it sees is too small.
+  if (engine_->balance(timestamp) < amount) {
+    out->reason = RejectReason::kInsufficientCredit;
+    return Status::kOk;
+  }
+  const std::vector<uint32_t> order = replayOrder(*engine_, consumptionCount());
+  std::vector<TimedAmount> ordered;
+  ordered.reserve(order.size() + 1);
+  size_t inserted = order.size();
+  for (uint32_t c : order) {
+    if (inserted == order.size() && engine_->timestampOf(c) > timestamp) {
+      inserted = ordered.size();
+      ordered.push_back({timestamp, amount});
+    }
+    ordered.push_back({engine_->timestampOf(c), engine_->amountOf(c)});
+  }
+  if (inserted == order.size()) ordered.push_back({timestamp, amount});
+  const size_t blocked = firstUnfunded(*grants_, ordered);
+  if (blocked == inserted || blocked == ordered.size()) {
+    out->reason = RejectReason::kInsufficientCredit;  // unreachable: the check above decides
+    return Status::kOk;
+  }
+  out->reason = RejectReason::kWouldUnfund;
+  out->blockingEventId =
+      std::string(eventIds_->at(order[blocked < inserted ? blocked : blocked - 1]));
+  return Status::kOk;
+}
+
+Status Ledger::grantsAt(int64_t timestamp, std::vector<GrantState>* out) const {
+  out->clear();
+  if (!isValidTime(timestamp)) return Status::kInvalidTime;
+  for (const Remaining& grant : remainingAt(*grants_, *engine_, timestamp)) {
+    const uint32_t g = grant.grant;
+    out->push_back({std::string(grants_->ids.at(g)), grants_->amount[g], grants_->startTime[g],
+                    grants_->endTime[g], grant.remaining});
+  }
+  return Status::kOk;
+}
+
+Status Ledger::burnDown(std::string_view grantId, BurnDown* out) const {
+  *out = {};
+  if (!isValidId(grantId)) return Status::kInvalidId;
+  const uint32_t g = grants_->ids.find(grantId);
+  if (g == IdIndex::kNotFound) return Status::kUnknownId;
+  out->grantId = std::string(grantId);
+  out->amount = grants_->amount[g];
+  out->startTime = grants_->startTime[g];
+  out->endTime = grants_->endTime[g];
+  std::vector<GrantDraw> draws;
+  engine_->drawsOn(g, &draws);
+  // Every draw lies in the grant's window; the first point is its start, then one point
+  // per distinct draw time after it (each lowers what remains).
+  int64_t remaining = out->amount;
+  out->remaining.push_back({out->startTime, remaining});
+  for (const GrantDraw& draw : draws) {
+    const int64_t t = engine_->timestampOf(draw.consumption);
+    out->draws.push_back({t, std::string(eventIds_->at(draw.consumption)), draw.amount});
+    remaining -= draw.amount;
+    if (out->remaining.back().time == t) {
+      out->remaining.back().remaining = remaining;
+    } else {
+      out->remaining.push_back({t, remaining});
+    }
+  }
+  return Status::kOk;
+}
+
+Status Ledger::nextBelow(int64_t threshold, int64_t from, std::optional<int64_t>* time) const {
+  time->reset();
+  if (!isValidAmount(threshold)) return Status::kInvalidAmount;
+  if (!isValidTime(from)) return Status::kInvalidTime;
+  const int64_t found = engine_->nextBelow(threshold, from);
+  if (found >= 0) *time = found;
+  return Status::kOk;
+}
+
+}  // namespace gcl

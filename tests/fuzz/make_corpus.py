@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Writes the fuzzer's seed corpus (tests/fuzz/corpus/) in ledger_fuzzer.cpp's byte format:
+the seed examples of SEMANTICS.md, the counterexamples of ALGORITHMS.md, the id tie-break
+above U+FFFF, values at 2^53 - 1, refused input, retries, out-of-order grants, and the
+grant lifecycle and pending consumptions of issue 6.
+Run it after changing the format: python3 tests/fuzz/make_corpus.py"""
+import os
+
+MAX = 2**53 - 1
+# Indices into the harness's table of valid ids.
+IDS = {"a": 0, "b": 1, "c": 2, "g1": 3, "g2": 4, "c1": 5, "c2": 6, "Z": 7,
+       "e-acute": 8, "U+FF71": 9, "U+1F600": 10, "a-nul": 11, "aa": 12, "ab": 13, "x": 14}
+
+
+def num(v):
+    if 0 <= v < 32:
+        return bytes([v << 3])                    # selector 0: the value itself
+    if 0 <= v < 65536:
+        return bytes([2]) + v.to_bytes(2, "little")
+    if MAX - 31 <= v <= MAX:
+        return bytes([((MAX - v) << 3) | 3])      # selector 3: 2^53-1 minus a little
+    return bytes([5]) + (v % 2**64).to_bytes(8, "little")
+
+
+def ident(name):
+    if name in IDS:
+        return bytes([IDS[name] << 2])
+    raw = name.encode() if isinstance(name, str) else name
+    assert len(raw) < 16
+    return bytes([(len(raw) << 2) | 1]) + raw       # selector 1: raw bytes
+
+
+def bad_ident(k):
+    return bytes([(k << 2) | 2])                    # selector 2: the harness's bad ids
+
+
+def grant(i, amount, start, end):
+    return bytes([0]) + ident(i) + num(amount) + num(start) + num(end)
+
+
+def consume(i, amount, t):
+    return bytes([2]) + ident(i) + num(amount) + num(t)
+
+
+def repeat(back, tweak):
+    return bytes([5, back, tweak])
+
+
+def void_grant(i):
+    return bytes([8]) + ident(i)
+
+
+def set_grant_end(i, end):
+    return bytes([9]) + ident(i) + num(end)
+
+
+def submit(i, amount, t):
+    return bytes([10]) + ident(i) + num(amount) + num(t)
+
+
+def cancel_pending(i):
+    return bytes([11]) + ident(i)
+
+
+def balance(t):
+    return bytes([6, 0]) + num(t)
+
+
+def curve(a, b):
+    return bytes([6, 1]) + num(a) + num(b)
+
+
+def allocations(i):
+    return bytes([6, 2]) + ident(i)
+
+
+SEEDS = {
+    "seed_example_1": grant("g1", 100, 0, 10) + grant("g2", 50, 5, 15)
+    + consume("c1", 80, 6) + balance(6) + consume("c2", 60, 11) + consume("c3", 40, 11)
+    + balance(11) + curve(0, 20) + allocations("c1"),
+    "seed_example_2": grant("g1", 100, 0, 10) + consume("c_late", 80, 8)
+    + consume("c_early", 30, 2) + balance(8),
+    "hall_windows_counterexample": grant("g1", 1, 0, 2) + grant("g2", 2, 1, 1)
+    + consume("at2", 1, 2) + consume("at1", 1, 1) + consume("at0", 1, 0) + curve(0, 5),
+    "headroom": grant("a", 4, 0, 2) + consume("c1", 1, 1) + consume("c2", 4, 0)
+    + consume("c2", 3, 0) + balance(0),
+    "tie_break_above_bmp": grant("U+1F600", 10, 0, 10) + grant("U+FF71", 10, 0, 10)
+    + grant("e-acute", 10, 0, 10) + grant("Z", 10, 0, 10) + consume("c", 35, 2)
+    + allocations("c"),
+    "out_of_order_grants": grant("a", 5, 0, 10) + grant("b", 5, 0, 20) + consume("c1", 5, 1)
+    + consume("c2", 5, 2) + grant("x", 5, 0, 5) + grant("aa", 3, 0, 10)
+    + consume("c3", 5, 15) + allocations("c2"),
+    "limits": grant("x", MAX, 0, MAX) + consume("all", MAX, MAX) + grant("y", 1, 0, 0)
+    + consume("one", 1, 0) + curve(0, MAX) + balance(MAX - 1),
+    "refused_and_retried": grant("g1", 10, 0, 10) + grant("g1", 10, 0, 10) + repeat(0, 1)
+    + bytes([0]) + bad_ident(0) + num(5) + num(0) + num(10)       # empty grant id
+    + consume("c1", 10, 3) + repeat(0, 0) + repeat(0, 2)
+    + bytes([0]) + bad_ident(3) + num(1) + num(0) + num(1)        # overlong NUL as id
+    + bytes([2]) + ident("c2") + bytes([(1 << 3) | 4]) + num(0)   # amount -1
+    + bytes([7, 1]) + num(4) + num(2) + num(5)                    # an event id as grant id
+    + consume("c2", 14, 1) + grant("g2", 10, 0, 10) + consume("c2", 14, 1),
+    "lifecycle_and_pending": grant("g1", 10, 0, 10) + consume("c1", 8, 5) + void_grant("g1")
+    + set_grant_end("g1", 4) + set_grant_end("g1", 12) + submit("c2", 5, 11)
+    + grant("g2", 10, 0, 20) + submit("c3", 100, 1) + cancel_pending("c3") + void_grant("g2")
+    + allocations("c2"),
+}
+
+
+def main():
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+    os.makedirs(out, exist_ok=True)
+    for name, data in SEEDS.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+    print(f"wrote {len(SEEDS)} files to {out}")
+
+
+if __name__ == "__main__":
+    main()
