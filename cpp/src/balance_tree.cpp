@@ -25,8 +25,7 @@ void BalanceTree::add(int64_t time, int64_t delta) {
 BalanceTree::Split BalanceTree::insert(uint32_t node, int level, int64_t time, int64_t delta) {
   if (level == 0) {
     Leaf& leaf = leaves_[node];
-    int j = leaf.count;  // keys arrive mostly near the end: search from the right
-    while (j > 0 && leaf.time[j - 1] >= time) --j;
+    const int j = static_cast<int>(std::lower_bound(leaf.time, leaf.time + leaf.count, time) - leaf.time);
     if (j < leaf.count && leaf.time[j] == time) {
       leaf.delta[j] += delta;
       return {};

@@ -6,6 +6,7 @@
 #ifndef GPU_CREDIT_LEDGER_BALANCE_TREE_H_
 #define GPU_CREDIT_LEDGER_BALANCE_TREE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -61,9 +62,8 @@ class BalanceTree {
   Split splitInner(uint32_t node);
   // The child of `inner` whose keys would hold `time` (the first child if all are later).
   static int route(const Inner& inner, int64_t time) {
-    int i = inner.count - 1;
-    while (i > 0 && inner.first[i] > time) --i;
-    return i;
+    const int64_t* after = std::upper_bound(inner.first, inner.first + inner.count, time);
+    return after == inner.first ? 0 : static_cast<int>(after - inner.first) - 1;
   }
 
   std::vector<Leaf> leaves_;

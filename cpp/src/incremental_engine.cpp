@@ -25,17 +25,25 @@ bool IncrementalEngine::consume(int64_t amount, int64_t timestamp) {
   // Every accepted consumption at or before `timestamp` was already funded out of the
   // grants valid then, so the balance at `timestamp` bounds what the new one can get.
   if (balances_.at(timestamp) < amount) return false;
-  const auto handle = static_cast<uint32_t>(amount_.size());
+  const uint32_t handle = pushConsumption(amount, timestamp);
+  const bool accepted = timestamp >= headTime_ ? consumeAtHead(handle) : consumeBackdated(handle);
+  if (!accepted) popConsumption();
+  return accepted;
+}
+
+uint32_t IncrementalEngine::pushConsumption(int64_t amount, int64_t timestamp) {
   amount_.push_back(amount);
   timestamp_.push_back(timestamp);
   draws_.emplace_back();
-  const bool accepted = timestamp >= headTime_ ? consumeAtHead(handle) : consumeBackdated(handle);
-  if (!accepted) {
-    amount_.pop_back();
-    timestamp_.pop_back();
-    draws_.pop_back();
-  }
-  return accepted;
+  touchSlot_.push_back(0);
+  return static_cast<uint32_t>(amount_.size() - 1);
+}
+
+void IncrementalEngine::popConsumption() {
+  amount_.pop_back();
+  timestamp_.pop_back();
+  draws_.pop_back();
+  touchSlot_.pop_back();
 }
 
 bool IncrementalEngine::consumeAtHead(uint32_t c) {
@@ -43,7 +51,7 @@ bool IncrementalEngine::consumeAtHead(uint32_t c) {
   // already proved those cover it.
   advanceHead(timestamp_[c]);
   int64_t need = amount_[c];
-  std::vector<Draw> fresh;
+  fresh_.clear();
   while (need > 0) {
     assert(!live_.empty());
     const uint32_t g = live_.top();
@@ -53,7 +61,7 @@ bool IncrementalEngine::consumeAtHead(uint32_t c) {
       continue;
     }
     const int64_t take = std::min(need, leftover(g));
-    fresh.push_back({g, take});
+    fresh_.push_back({g, take});
     need -= take;
     if (take == leftover(g)) {
       live_.pop();
@@ -62,7 +70,7 @@ bool IncrementalEngine::consumeAtHead(uint32_t c) {
   }
   order_.push_back(c);
   beginChange();
-  setDraws(c, fresh);
+  setDraws(c, fresh_);
   commitChange(c);
   return true;
 }
@@ -70,14 +78,8 @@ bool IncrementalEngine::consumeAtHead(uint32_t c) {
 bool IncrementalEngine::wouldAccept(int64_t amount, int64_t timestamp) {
   if (balances_.at(timestamp) < amount) return false;
   if (timestamp >= headTime_) return true;  // at the head, the balance check is the answer
-  const auto handle = static_cast<uint32_t>(amount_.size());
-  amount_.push_back(amount);
-  timestamp_.push_back(timestamp);
-  draws_.emplace_back();
-  const bool accepted = consumeBackdated(handle, /*commit=*/false);
-  amount_.pop_back();
-  timestamp_.pop_back();
-  draws_.pop_back();
+  const bool accepted = consumeBackdated(pushConsumption(amount, timestamp), /*commit=*/false);
+  popConsumption();
   return accepted;
 }
 
@@ -85,71 +87,76 @@ bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
   // A new consumption only takes credit away, so whoever loses credit on a grant is later
   // than whoever gained on it: cut the latest draws of an overdrawn grant and re-draw
   // those consumptions, in replay order, until nothing is overdrawn (ALGORITHMS.md (a)).
+  // Everything here reuses member scratch: this path runs for every backdated call.
   touched_.clear();
-  touchSlot_.clear();
+  touchedDraws_.clear();
+  queue_.clear();
   beginChange();
   const auto slot = std::upper_bound(order_.begin(), order_.end(), c,
                                      [&](uint32_t a, uint32_t b) { return before(a, b); });
   order_.insert(slot, c);
   auto later = [&](uint32_t a, uint32_t b) { return before(b, a); };
-  std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(later)> queue(later);
   auto touch = [&](uint32_t h) {
-    if (!touchSlot_.emplace(h, touched_.size()).second) return;
-    touched_.push_back({h, {}});
-    draws_[h].copyTo(&touched_.back().draws);
-    queue.push(h);
+    if (touchSlot_[h] != 0) return;
+    touched_.push_back({h, static_cast<uint32_t>(touchedDraws_.size()), static_cast<uint32_t>(draws_[h].size())});
+    touchSlot_[h] = static_cast<uint32_t>(touched_.size());
+    for (size_t i = 0; i < draws_[h].size(); ++i) touchedDraws_.push_back(draws_[h][i]);
+    queue_.push_back(h);
+    std::push_heap(queue_.begin(), queue_.end(), later);
   };
   touch(c);
-  std::vector<Draw> fresh;
-  std::vector<Draw> cut;
   bool funded = true;
-  while (!queue.empty()) {
-    const uint32_t h = queue.top();
-    queue.pop();
+  while (!queue_.empty()) {
+    std::pop_heap(queue_.begin(), queue_.end(), later);
+    const uint32_t h = queue_.back();
+    queue_.pop_back();
     // Before this call h drew from its first grant onward; with less credit about it can
     // only draw later grants, so the scan starts there.
-    const std::vector<Draw>& original = touched_[touchSlot_[h]].draws;
-    const auto first = original.empty() ? byEnd_.lower_bound(timestamp_[h])
-                                         : byEnd_.find(original.front().grant);
+    const Snapshot& original = touched_[touchSlot_[h] - 1];
+    const auto first = original.size == 0 ? byEnd_.lower_bound(timestamp_[h])
+                                          : byEnd_.find(touchedDraws_[original.begin].grant);
     removeDraws(h);
-    if (!drawGreedy(h, first, &fresh)) {
+    if (!drawGreedy(h, first, &fresh_)) {
       funded = false;
       break;
     }
-    setDraws(h, fresh);
-    for (const Draw& draw : fresh) {
+    setDraws(h, fresh_);
+    for (const Draw& draw : fresh_) {
       const uint32_t g = draw.grant;
       int64_t excess = drawn_[g] - grants_.amount[g];
       while (excess > 0) {
         const uint32_t victim = drawers_[g].back();
         assert(victim != h && before(h, victim));
         touch(victim);
-        draws_[victim].copyTo(&cut);
-        const auto lost = std::find_if(cut.begin(), cut.end(), [&](const Draw& d) { return d.grant == g; });
+        draws_[victim].copyTo(&cut_);
+        const auto lost = std::find_if(cut_.begin(), cut_.end(), [&](const Draw& d) { return d.grant == g; });
         const int64_t amount = std::min(lost->amount, excess);
         lost->amount -= amount;
         noteDrawn(g);
         drawn_[g] -= amount;
         excess -= amount;
         if (lost->amount == 0) {
-          cut.erase(lost);
+          cut_.erase(lost);
           drawers_[g].pop_back();
           --drawCount_;
         }
-        draws_[victim].assign(cut);
+        draws_[victim].assign(cut_);
       }
     }
   }
   if (!funded || !commit) {
     for (auto it = touched_.rbegin(); it != touched_.rend(); ++it) {
       removeDraws(it->handle);
-      setDraws(it->handle, it->draws);
+      cut_.assign(touchedDraws_.begin() + it->begin, touchedDraws_.begin() + it->begin + it->size);
+      setDraws(it->handle, cut_);
     }
-    order_.erase(std::find(order_.begin(), order_.end(), c));
-    return funded;
+    order_.erase(std::lower_bound(order_.begin(), order_.end(), c,
+                                  [&](uint32_t a, uint32_t b) { return before(a, b); }));
+  } else {
+    commitChange(c);
   }
-  commitChange(c);
-  return true;
+  for (const Snapshot& snapshot : touched_) touchSlot_[snapshot.handle] = 0;
+  return funded;
 }
 
 void IncrementalEngine::spreadGrant(uint32_t grant) {
@@ -360,7 +367,7 @@ size_t IncrementalEngine::bytes() const {
   // O(1): counted draws stand in for the per-grant drawer lists and spilled draw lists.
   return amount_.capacity() * 8 + timestamp_.capacity() * 8 + draws_.capacity() * sizeof(DrawList) +
          order_.capacity() * 4 + drawn_.capacity() * 8 +
-         drawers_.capacity() * sizeof(std::vector<uint32_t>) + live_flag_.capacity() + changeMark_.capacity() * 4 +
+         drawers_.capacity() * sizeof(std::vector<uint32_t>) + live_flag_.capacity() + changeMark_.capacity() * 4 + touchSlot_.capacity() * 4 +
          balances_.bytes() + byEnd_.size() * 40 + (live_.size() + pending_.size()) * 4 +
          drawCount_ * (2 * sizeof(uint32_t) + sizeof(Draw));
 }

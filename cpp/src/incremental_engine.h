@@ -13,7 +13,6 @@
 
 #include <queue>
 #include <set>
-#include <unordered_map>
 #include <vector>
 
 #include "balance_tree.h"
@@ -71,10 +70,15 @@ class IncrementalEngine final : public Engine {
   bool before(uint32_t a, uint32_t b) const {
     return timestamp_[a] != timestamp_[b] ? timestamp_[a] < timestamp_[b] : a < b;
   }
+  // A consumption touched by a backdated call: its draws before, in touchedDraws_.
   struct Snapshot {
     uint32_t handle;
-    std::vector<Draw> draws;
+    uint32_t begin;
+    uint32_t size;
   };
+
+  uint32_t pushConsumption(int64_t amount, int64_t timestamp);
+  void popConsumption();
 
   bool consumeAtHead(uint32_t handle);
   // With commit false, always rolls back and only reports whether it would be accepted.
@@ -122,7 +126,11 @@ class IncrementalEngine final : public Engine {
   BalanceTree balances_;
   // Scratch for one backdated consumption: who was touched and their draws before.
   std::vector<Snapshot> touched_;
-  std::unordered_map<uint32_t, size_t> touchSlot_;  // handle -> index in touched_
+  std::vector<Draw> touchedDraws_;
+  std::vector<uint32_t> touchSlot_;  // per consumption: 1 + index in touched_, or 0
+  std::vector<uint32_t> queue_;      // heap of touched consumptions, earliest first
+  std::vector<Draw> fresh_;
+  std::vector<Draw> cut_;
   // Grants whose drawn total moved in the current change, with the total before it.
   std::vector<Draw> changed_;
   uint32_t changeEpoch_ = 0;
