@@ -117,6 +117,15 @@ async function setCursor(page, t) {
   return page.getAttribute('#balance-readout', 'data-value');
 }
 
+const headroom = (page) => page.getAttribute('#headroom-readout', 'data-value');
+const logCount = (page) => page.locator('#log li').count();
+const pendingIds = (page) => page.$$eval('#pending-list li[data-id]', (items) => items.map((li) => li.dataset.id));
+const stat = (page, name) =>
+  page.evaluate((n) => {
+    const item = [...document.querySelectorAll('#stats div')].find((d) => d.querySelector('dt').textContent === n);
+    return item ? Number(item.querySelector('dd').textContent.replaceAll(',', '')) : null;
+  }, name);
+
 async function main() {
   await mkdir(resultsDir, { recursive: true });
   await readFile(path.join(root, 'dist/gpu_credit_ledger_wasm.mjs')).catch(() => {
@@ -166,6 +175,8 @@ async function main() {
   check('consume c1 80 @6 accepted', entry.outcome === 'accepted', entry.text);
   check('c1 funded by g1 alone', /Funded by g1 \(80\)\./.test(entry.text), entry.text);
   check('balance readout at 6 is 70', (await setCursor(page, 6)) === '70');
+  // headroom(6) is the most consume(_, x, 6) accepts now: 70 while nothing later relies on credit.
+  check('headroom readout at 6 is 70 (nothing reserved yet)', (await headroom(page)) === '70' && (await page.textContent('#headroom-note')) === '');
 
   await submit(page, 'consume', { eventId: 'c2', amount: 60, timestamp: 11 });
   entry = await logEntry(page, 'consume', 'c2');
@@ -176,6 +187,11 @@ async function main() {
   check('consume c3 40 @11 accepted', entry.outcome === 'accepted', entry.text);
   check('c3 funded by g2', /Funded by g2 \(40\)\./.test(entry.text), entry.text);
   check('balance readout at 11 is 10', (await setCursor(page, 11)) === '10');
+  check('headroom readout at 11 is 10', (await headroom(page)) === '10');
+  // c3 (40 at t = 11) can only draw from g2, so 40 of the 70 credits at t = 6 are reserved for it.
+  await setCursor(page, 6);
+  const note = await page.textContent('#headroom-note');
+  check('headroom at 6 drops to 30 after c3, with a note on what is reserved', (await headroom(page)) === '30' && /at most 30: later accepted consumptions reserve 40 of the 70 credits/.test(note), `${await headroom(page)}: ${note}`);
   check('event id advances to c4', (await page.inputValue('#consume-eventId')) === 'c4');
 
   const bars = await page.locator('#timeline svg g.grant-bars rect').count();
@@ -193,6 +209,81 @@ async function main() {
   entry = await logEntry(page, 'addGrant', 'g3');
   check('error logged', entry.outcome === 'error', entry.text);
 
+  // Preview: tryConsume with { dryRun: true }, nothing changes.
+  console.log('preview, queue, burn-down');
+  let logBefore = await logCount(page);
+  await page.fill('#consume-amount', '40');
+  await page.fill('#consume-timestamp', '3');
+  await page.click('#preview-button');
+  let preview = await page.locator('#consume-preview').innerText();
+  check(
+    'preview of 40 @3 says it would leave c3 unfunded',
+    (await page.getAttribute('#consume-preview', 'data-reason')) === 'WOULD_UNFUND' && /would leave c3 unfunded/.test(preview) && /Nothing was changed/.test(preview),
+    preview,
+  );
+  await page.fill('#consume-amount', '5');
+  await page.fill('#consume-timestamp', '11');
+  await page.click('#preview-button');
+  preview = (await page.locator('#consume-preview').innerText()).replace(/\s+/g, ' ');
+  check('preview of 5 @11 would be funded by g2', /would accept it, funded by g2 \(5\)/.test(preview), preview);
+  check('a preview changes nothing', (await logCount(page)) === logBefore && (await stat(page, 'accepted')) === 2 && (await setCursor(page, 11)) === '10');
+
+  await submit(page, 'consume', { eventId: 'c4', amount: 40, timestamp: 3 });
+  entry = await logEntry(page, 'consume', 'c4');
+  check('40 @3 rejected: would leave c3 unfunded', entry.outcome === 'rejected' && /would leave c3 unfunded \(40 credits at t = 11\)/.test(entry.text), entry.text);
+
+  // The queue: submit instead of consume; a top-up grant lets it in (onPendingAccepted).
+  await page.check('#consume-queue');
+  await submit(page, 'consume', { eventId: 'c4', amount: 30, timestamp: 12 });
+  entry = await logEntry(page, 'submit', 'c4');
+  check('c4 30 @12 is queued (g2 holds 10 then)', entry.outcome === 'queued', entry.text);
+  check('the queue panel lists c4', JSON.stringify(await pendingIds(page)) === '["c4"]' && (await stat(page, 'queued')) === 1);
+  await submit(page, 'grant', { grantId: 'g3', amount: 30, startTime: 12, endTime: 20 });
+  entry = await logEntry(page, 'acceptPending', 'c4');
+  check(
+    'the top-up grant g3 lets queued c4 in, logged',
+    entry.outcome === 'accepted' && /accepted after the new grant g3/.test(entry.text) && /Funded by g2 \(10\), g3 \(20\)/.test(entry.text),
+    entry.text,
+  );
+  check('the queue is empty again', (await pendingIds(page)).length === 0 && (await stat(page, 'queued')) === 0 && (await stat(page, 'accepted')) === 3);
+  check('balance at 12 is 10 after c4', (await setCursor(page, 12)) === '10');
+  await submit(page, 'consume', { eventId: 'c5', amount: 500, timestamp: 14 });
+  entry = await logEntry(page, 'submit', 'c5');
+  check('c5 500 @14 waits in the queue', entry.outcome === 'queued' && JSON.stringify(await pendingIds(page)) === '["c5"]', entry.text);
+  await page.uncheck('#consume-queue');
+
+  // Burn-down: click g1's bar.
+  await page.locator('#timeline svg rect[data-grant-id="g1"]').click();
+  await page.waitForSelector('#burn-panel:not([hidden])');
+  const draws = await page.$$eval('#burn-draws tbody tr', (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent).join(' ')));
+  check('clicking g1 opens its burn-down: c1 drew 80 at t = 6', JSON.stringify(draws) === '["6 c1 80"]', JSON.stringify(draws));
+  check('burn-down step curve is drawn', ((await page.getAttribute('#burn-chart svg g.burn-curve path', 'd')) ?? '').length > 10);
+  check('g1 bar is outlined and picked in the list', (await page.locator('#timeline rect.is-selected[data-grant-id="g1"]').count()) === 1 && (await page.inputValue('#grant-select')) === 'g1');
+  await page.click('#void-grant-button');
+  entry = await logEntry(page, 'voidGrant', 'g1');
+  check('voiding g1 is refused, naming c1', entry.outcome === 'refused' && /would leave c1 unfunded/.test(entry.text), entry.text);
+  check('the refusal shows in the panel too', /would leave c1 unfunded/.test(await page.textContent('#burn-error')));
+  await page.fill('#grant-end', '5');
+  await page.press('#grant-end', 'Enter');
+  entry = await logEntry(page, 'setGrantEnd', 'g1');
+  check('ending g1 at 5 is refused, naming c1', entry.outcome === 'refused' && /would leave c1 unfunded/.test(entry.text), entry.text);
+  await page.selectOption('#grant-select', 'g2');
+  await page.waitForFunction(() => document.querySelector('#burn-card').dataset.grantId === 'g2');
+  await page.fill('#grant-end', '25');
+  await page.press('#grant-end', 'Enter');
+  await page.waitForFunction(() => document.querySelector('#log li[data-op="setGrantEnd"][data-id="g2"]'));
+  entry = await logEntry(page, 'setGrantEnd', 'g2');
+  check('extending g2 to 25 (chosen in the list) is applied', entry.outcome === 'applied' && /Extended: valid until t = 25, was 15/.test(entry.text), entry.text);
+  // g3 (ends 20) now expires before g2 (ends 25), so EDF takes all of c4 from g3.
+  check('the extension moves c4 to g3, logged', /Moved the funding of c4 \(t = 12\) now g3 30, was g2 10 \+ g3 20/.test(entry.text), entry.text);
+  const g2draws = await page.$$eval('#burn-draws tbody tr', (rows) => rows.map((r) => r.cells[1].textContent));
+  check('g2 burn-down now lists c3 only', JSON.stringify(g2draws) === '["c3"]', JSON.stringify(g2draws));
+  await page.fill('#alert-threshold', '50');
+  await setCursor(page, 0);
+  check('low-balance alert: below 50 first at t = 11', (await page.getAttribute('#alert-readout', 'data-at')) === '11', await page.textContent('#alert-readout'));
+  await setCursor(page, 6);
+
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(resultsDir, 'desktop.png') });
   await page.screenshot({ path: path.join(resultsDir, 'desktop-full.png'), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
@@ -202,14 +293,37 @@ async function main() {
   await page.screenshot({ path: path.join(resultsDir, 'narrow.png') });
   await page.screenshot({ path: path.join(resultsDir, 'narrow-full.png'), fullPage: true });
   await page.locator('.charts').screenshot({ path: path.join(resultsDir, 'narrow-charts.png') });
+  await page.locator('#burn-card').screenshot({ path: path.join(resultsDir, 'narrow-burn.png') });
   await page.setViewportSize({ width: 1280, height: 800 });
+  await page.waitForTimeout(200);
+  await page.locator('#burn-card').screenshot({ path: path.join(resultsDir, 'desktop-burn.png') });
+
+  logBefore = await logCount(page);
+  await page.click('#pending-list button[data-cancel="c5"]');
+  entry = await logEntry(page, 'cancelPending', 'c5');
+  check('cancelling queued c5 empties the queue', entry.outcome === 'cancelled' && (await pendingIds(page)).length === 0 && (await logCount(page)) === logBefore + 1, entry.text);
+  // The queue calls and grant changes are part of the scenario link: a reload replays them.
+  await page.waitForFunction(() => /s,c4,30,12;.*v,g1;e,g1,5;e,g2,25;x,c5/.test(location.hash), null, { timeout: 5000 }).then(
+    () => check('submit, voidGrant, setGrantEnd and cancelPending are in the link', true),
+    () => check('submit, voidGrant, setGrantEnd and cancelPending are in the link', false, page.url()),
+  );
+  const statsBefore = await page.textContent('#stats');
+  await page.reload({ waitUntil: 'load' });
+  await page.waitForFunction(() => document.querySelector('#log li[data-op="cancelPending"]'), null, { timeout: 5000 });
+  check(
+    'reloading the link replays queue and grant changes',
+    (await page.textContent('#stats')) === statsBefore && (await setCursor(page, 12)) === '10' && (await pendingIds(page)).length === 0 &&
+      (await page.locator('#log li[data-op="acceptPending"][data-id="c4"]').count()) === 1,
+    `${await page.textContent('#stats')} vs ${statsBefore}`,
+  );
 
   // Seed example 2 preset, then the link and JSON round trips.
   console.log('presets, link and JSON');
   await page.click('button[data-preset="seed2"]');
   entry = await logEntry(page, 'consume', 'c_early');
-  check('seed 2: c_early rejected as unfunding c_late', entry.outcome === 'rejected' && /would leave an accepted consumption unfunded \(c_late at t = 8\)/.test(entry.text), entry.text);
+  check('seed 2: c_early rejected: WOULD_UNFUND names c_late', entry.outcome === 'rejected' && /would leave c_late unfunded \(80 credits at t = 8\)/.test(entry.text), entry.text);
   check('seed 2: balance readout at 8 is 20', (await page.getAttribute('#balance-readout', 'data-value')) === '20');
+  check('seed 2: headroom at 8 is 20, and at 2 also 20 (c_late reserves 80)', (await headroom(page)) === '20' && (await setCursor(page, 2)) === '100' && (await headroom(page)) === '20');
   const expectations = await page.evaluate(() => [document.querySelectorAll('.expect--ok').length, document.querySelectorAll('.expect--bad').length]);
   check('seed 2: every call matches SEMANTICS.md', expectations[0] === 3 && expectations[1] === 0, JSON.stringify(expectations));
   await page.waitForFunction(() => location.hash.includes('preset=seed2'), null, { timeout: 5000 });
@@ -276,6 +390,15 @@ async function main() {
   console.log(`  random preset: ${await page.textContent('#status')} (${loadWall} ms wall clock)`);
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(resultsDir, 'random-desktop.png') });
+  check('headroom readout on the big preset', Number.isSafeInteger(Number(await headroom(page))));
+  started = Date.now();
+  await page.selectOption('#grant-select', 'g500');
+  await page.waitForFunction(() => document.querySelector('#burn-card').dataset.grantId === 'g500' && !document.querySelector('#burn-panel').hidden);
+  const burnWall = Date.now() - started;
+  const burnRows = await page.locator('#burn-draws tbody tr').count();
+  check('big preset: burn-down of g500 opens', burnRows > 0, `${burnRows} rows`);
+  console.log(`  big preset burn-down of g500: ${burnRows} rows, ${burnWall} ms wall clock`);
+  await page.locator('#burn-card').screenshot({ path: path.join(resultsDir, 'random-burn.png') });
 
   // One more event on the big ledger, then four more to see the spread.
   const inPage = [];

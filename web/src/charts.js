@@ -8,6 +8,7 @@ export const COLORS = {
   remaining: '#c7d2fe',
   accepted: '#0f766e',
   rejected: '#dc2626',
+  queued: '#d97706',
   curve: '#4338ca',
 };
 
@@ -20,6 +21,8 @@ export const chartMargin = (width) => ({ left: width < 520 ? 64 : 86, right: 14 
 const CHAR_PX = 6.4;
 const ACCEPTED_ROW = '\u0000accepted';
 const REJECTED_ROW = '\u0000rejected';
+const QUEUED_ROW = '\u0000queued';
+const MARKER_ROWS = { accepted: ACCEPTED_ROW, rejected: REJECTED_ROW, queued: QUEUED_ROW };
 
 const fmt = new Intl.NumberFormat('en-US');
 /** 1234567 -> "1,234,567". Hand-rolled for integers: charts format thousands of labels per redraw, Intl is 5x slower. */
@@ -84,7 +87,7 @@ function grantRows(session, domain, pxPerUnit) {
       row: packed ? `lane ${lanes[i]}` : `grant ${g.grantId}`,
       drawnEnd: g.startTime + (g.endTime + 1 - g.startTime) * (drawn / g.amount),
       label: `${formatNumber(drawn)} of ${formatNumber(g.amount)} drawn`,
-      title: `${g.grantId}\n${formatNumber(g.amount)} credits, valid t = ${formatNumber(g.startTime)}…${formatNumber(g.endTime)}\ndrawn ${formatNumber(drawn)}, left ${formatNumber(g.amount - drawn)}`,
+      title: `${g.grantId}\n${formatNumber(g.amount)} credits, valid t = ${formatNumber(g.startTime)}…${formatNumber(g.endTime)}\ndrawn ${formatNumber(drawn)}, left ${formatNumber(g.amount - drawn)}\nclick for its burn-down`,
     };
     // Packed lanes are too thin for text: the tip names the grant.
     row.place = packed ? null : labelPlace(row, domain, pxPerUnit, row.label.length * CHAR_PX + 10);
@@ -103,13 +106,25 @@ function xAxis(domain, width, options) {
 }
 const frame = (width) => ({ width, marginLeft: chartMargin(width).left, marginRight: chartMargin(width).right, style: { fontSize: '11px' } });
 
+/**
+ * Plot's `render` hook for the grant bars: tags each bar with its grant id, so a click
+ * (or the e2e test) can tell which grant it is. Index order is data order.
+ */
+const tagGrantBars = (rows) =>
+  function (index, scales, values, dimensions, context, next) {
+    const g = next(index, scales, values, dimensions, context);
+    const rects = g.querySelectorAll('rect');
+    for (let i = 0; i < rects.length; i++) rects[i].dataset.grantId = rows[index[i]].grantId;
+    return g;
+  };
+
 function grantsChart(session, domain, width, pxPerUnit) {
   const { rows, rowNames, packed } = grantRows(session, domain, pxPerUnit);
   const rowHeight = packed ? Math.max(3, Math.min(8, Math.floor(320 / rowNames.length))) : 26;
   const labels = (at, options) =>
     Plot.text(
       rows.filter((r) => r.place?.at === at),
-      { x: (r) => r.place.x, y: 'row', text: 'label', fontSize: 11, fill: 'var(--ink)', ...options },
+      { x: (r) => r.place.x, y: 'row', text: 'label', fontSize: 11, fill: 'var(--ink)', className: 'grant-overlay', ...options },
     );
   const chart = Plot.plot({
     ...frame(width),
@@ -135,10 +150,11 @@ function grantsChart(session, domain, width, pxPerUnit) {
         title: 'title',
         tip: true,
         className: 'grant-bars',
+        render: tagGrantBars(rows),
       }),
       Plot.barX(
         rows.filter((g) => g.drawn > 0 && g.drawn < g.amount),
-        { x1: 'startTime', x2: 'drawnEnd', y: 'row', fill: COLORS.drawn, clip: true },
+        { x1: 'startTime', x2: 'drawnEnd', y: 'row', fill: COLORS.drawn, clip: true, className: 'grant-overlay' },
       ),
       labels('left-part', { dx: 5, textAnchor: 'start' }),
       labels('drawn-part', { dx: 5, textAnchor: 'start', fill: 'white' }),
@@ -160,22 +176,23 @@ function grantsChart(session, domain, width, pxPerUnit) {
 
 function drawsChart(session, domain, width, pxPerUnit) {
   const marks = markers(session, domain, pxPerUnit);
+  const rows = session.queued.size > 0 ? [ACCEPTED_ROW, REJECTED_ROW, QUEUED_ROW] : [ACCEPTED_ROW, REJECTED_ROW];
   const chart = Plot.plot({
     ...frame(width),
-    height: 56,
+    height: 8 + 24 * rows.length,
     marginTop: 4,
     marginBottom: 4,
     x: xAxis(domain, width, { axis: null }),
-    y: { domain: [ACCEPTED_ROW, REJECTED_ROW], label: null, tickSize: 0, tickFormat: (row) => (row === ACCEPTED_ROW ? 'accepted' : 'rejected') },
+    y: { domain: rows, label: null, tickSize: 0, tickFormat: (row) => row.slice(1) },
     r: { type: 'sqrt', range: marks.binned ? [1.5, 7] : [3, 8], domain: [0, marks.reduce((max, m) => Math.max(max, m.weight), 1)] },
     marks: [
       Plot.dot(marks, {
         x: 'timestamp',
-        y: (m) => (m.accepted ? ACCEPTED_ROW : REJECTED_ROW),
+        y: (m) => MARKER_ROWS[m.status],
         r: 'weight',
-        fill: (m) => (m.accepted ? COLORS.accepted : 'none'),
+        fill: (m) => (m.status === 'accepted' ? COLORS.accepted : 'none'),
         fillOpacity: marks.binned ? 0.6 : 1,
-        stroke: (m) => (m.accepted ? COLORS.accepted : COLORS.rejected),
+        stroke: (m) => COLORS[m.status],
         strokeWidth: 1.5,
         className: 'consumption-markers',
         title: 'title',
@@ -193,7 +210,8 @@ function markers(session, [from, to], pxPerUnit) {
     return Object.assign(
       visible.map((a) => {
         const allocations = session.accepted.get(a.eventId)?.allocations;
-        const outcome = a.accepted ? `accepted, funded by ${fundedBy(allocations ?? [])}` : 'rejected';
+        const outcome =
+          a.status === 'accepted' ? `accepted, funded by ${fundedBy(allocations ?? [])}` : a.status === 'queued' ? 'queued: waiting for credit' : 'rejected';
         return { ...a, weight: a.amount, title: `${a.eventId}: ${formatNumber(a.amount)} credits at t = ${formatNumber(a.timestamp)}\n${outcome}` };
       }),
       { binned: false },
@@ -203,15 +221,15 @@ function markers(session, [from, to], pxPerUnit) {
   const bins = new Map();
   for (const a of visible) {
     const start = from + Math.floor((a.timestamp - from) / binWidth) * binWidth;
-    const key = `${a.accepted}:${start}`;
+    const key = `${a.status}:${start}`;
     let bin = bins.get(key);
-    if (!bin) bins.set(key, (bin = { accepted: a.accepted, start, timestamp: start + binWidth / 2, count: 0, weight: 0 }));
+    if (!bin) bins.set(key, (bin = { status: a.status, start, timestamp: start + binWidth / 2, count: 0, weight: 0 }));
     bin.count += 1;
     bin.weight += a.amount;
   }
   const data = [...bins.values()].map((b) => ({
     ...b,
-    title: `t = ${formatNumber(b.start)}…${formatNumber(b.start + binWidth - 1)}\n${formatNumber(b.count)} ${b.accepted ? 'accepted' : 'rejected'}, ${formatNumber(b.weight)} credits`,
+    title: `t = ${formatNumber(b.start)}…${formatNumber(b.start + binWidth - 1)}\n${formatNumber(b.count)} ${b.status}, ${formatNumber(b.weight)} credits`,
   }));
   return Object.assign(data, { binned: true, binWidth });
 }
@@ -331,6 +349,46 @@ export function balanceChart(session, domain, width) {
       Plot.ruleY([0]),
       Plot.dot(tips, Plot.pointerX({ x: 'x', y: 'balance', r: 4, fill: COLORS.curve })),
       Plot.tip(tips, Plot.pointerX({ x: 'x', y: 'balance', title: 'title' })),
+    ],
+  });
+}
+
+/**
+ * One grant's remaining credit over its window (from `burnDown`), as a step curve on the
+ * same cell convention as the balance chart: the window [startTime, endTime] spans
+ * startTime..endTime + 1. A dot marks each draw time, with its draws in the tip.
+ */
+export function burnDownChart(burn, width) {
+  const { startTime, endTime, amount, remaining, draws } = burn;
+  const end = endTime + 1;
+  const curve = [...remaining, [end, remaining[remaining.length - 1][1]]];
+  const after = new Map(remaining);
+  const byTime = new Map();
+  for (const d of draws) (byTime.get(d.timestamp) ?? byTime.set(d.timestamp, []).get(d.timestamp)).push(d);
+  const dots = [...byTime].map(([time, list]) => {
+    const shown = list.slice(0, 5).map((d) => `${d.eventId}: ${formatNumber(d.amount)}`);
+    if (list.length > 5) shown.push(`+${list.length - 5} more`);
+    return { time, left: after.get(time), title: `t = ${formatNumber(time)}\n${shown.join('\n')}\n${formatNumber(after.get(time))} left` };
+  });
+  const left = width < 520 ? 48 : 60;
+  const right = 24;
+  const tickFormat = tickFormatFor(end);
+  const ticks = Math.max(2, Math.min(8, Math.floor((width - left - right) / (tickFormat(end).length * CHAR_PX + 36))));
+  return Plot.plot({
+    width,
+    height: 180,
+    marginLeft: left,
+    marginRight: right,
+    marginTop: 24,
+    style: { fontSize: '11px' },
+    x: { domain: [startTime, end], label: 'time', labelAnchor: 'right', grid: true, tickFormat, ticks },
+    y: { domain: [0, amount], label: 'remaining (credits)', grid: true, nice: true, tickFormat: tickFormatFor(amount) },
+    marks: [
+      Plot.areaY(curve, { x: (p) => p[0], y: (p) => p[1], curve: 'step-after', fill: COLORS.curve, fillOpacity: 0.1 }),
+      Plot.lineY(curve, { x: (p) => p[0], y: (p) => p[1], curve: 'step-after', stroke: COLORS.curve, strokeWidth: 2, className: 'burn-curve' }),
+      Plot.dot(dots, { x: 'time', y: 'left', r: 3, fill: COLORS.accepted, className: 'burn-draws' }),
+      Plot.ruleY([0]),
+      Plot.tip(dots, Plot.pointerX({ x: 'time', y: 'left', title: 'title' })),
     ],
   });
 }

@@ -3,19 +3,45 @@ import { formatNumber } from './charts.js';
 
 const SHOWN = 200;
 
-const escape = (s) => String(s).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+export const escape = (s) => String(s).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 const arg = (v) => (typeof v === 'string' ? JSON.stringify(v) : v === undefined ? 'undefined' : String(v));
-const fundedBy = (allocations) =>
+export const fundedBy = (allocations) =>
   allocations.map((a) => `<b>${escape(a.grantId)}</b>&nbsp;(${formatNumber(a.amount)})`).join(', ');
 const plainFundedBy = (allocations) => allocations.map((a) => `${a.grantId} ${formatNumber(a.amount)}`).join(' + ');
 
+const ARG_ORDER = {
+  addGrant: ['grantId', 'amount', 'startTime', 'endTime'],
+  consume: ['eventId', 'amount', 'timestamp'],
+  submit: ['eventId', 'amount', 'timestamp'],
+  cancelPending: ['eventId'],
+  voidGrant: ['grantId'],
+  setGrantEnd: ['grantId', 'endTime'],
+  getBalance: ['timestamp'],
+};
+
 function callText({ op, ...args }) {
-  const order = {
-    addGrant: ['grantId', 'amount', 'startTime', 'endTime'],
-    consume: ['eventId', 'amount', 'timestamp'],
-    getBalance: ['timestamp'],
-  }[op];
-  return `${op}(${order.map((k) => arg(args[k])).join(', ')})`;
+  // Not a call: the ledger's onPendingAccepted listener reporting a queued consumption let in.
+  if (op === 'acceptPending') return `queued ${arg(args.eventId)} let in`;
+  // Consumptions go through tryConsume, which says why it rejects.
+  const name = op === 'consume' ? 'tryConsume' : op;
+  return `${name}(${(ARG_ORDER[op] ?? []).map((k) => arg(args[k])).join(', ')})`;
+}
+
+/** "c_late", in bold; what a refusal names as the consumption it would leave unfunded. */
+const blockingText = (blocking) => (blocking?.eventId ? `<b>${escape(blocking.eventId)}</b>` : 'an accepted consumption');
+const blockingDetail = (blocking) =>
+  blocking?.timestamp === undefined ? '' : ` (${formatNumber(blocking.amount)} credits at t = ${formatNumber(blocking.timestamp)})`;
+
+/**
+ * Why tryConsume rejected (or would reject) a consumption, as HTML: INSUFFICIENT_CREDIT or
+ * WOULD_UNFUND with the blocking consumption ({ eventId, amount?, timestamp? }).
+ */
+export function reasonHtml(reason, { timestamp, amount, available, blocking }) {
+  if (reason === 'INSUFFICIENT_CREDIT') {
+    const have = available === undefined ? '' : `: ${formatNumber(available)} available, ${formatNumber(amount)} needed`;
+    return `Not enough credit valid at t = ${formatNumber(timestamp)}${have}.`;
+  }
+  return `It would leave ${blockingText(blocking)} unfunded${blockingDetail(blocking)}.`;
 }
 
 function changesText(entry) {
@@ -30,30 +56,52 @@ function changesText(entry) {
   return `Moved the funding of ${listed.join('; ')}${more}.`;
 }
 
+function letInText(entry) {
+  if (!entry.letIn?.length) return '';
+  const ids = entry.letIn.slice(0, 4).map((id) => `<b>${escape(id)}</b>`).join(', ');
+  const more = entry.letIn.length > 4 ? ` and ${formatNumber(entry.letIn.length - 4)} more` : '';
+  return `Let in ${entry.letIn.length === 1 ? 'the queued consumption' : 'queued consumptions'} ${ids}${more}.`;
+}
+
 function detail(entry, session) {
   const { call } = entry;
   if (entry.outcome === 'error') return `${escape(entry.error.name)}${entry.error.code ? ` ${escape(entry.error.code)}` : ''}: ${escape(entry.error.message)}`;
   if (call.op === 'getBalance') return `Balance at t = ${formatNumber(call.timestamp)} is <b>${formatNumber(entry.value)}</b>.`;
+  if (call.op === 'acceptPending') {
+    const by = entry.trigger.op === 'addGrant' ? `the new grant ${escape(entry.trigger.grantId)}` : `${escape(entry.trigger.op)}(${escape(JSON.stringify(entry.trigger.grantId))})`;
+    return `Queued ${formatNumber(call.amount)} credits at t = ${formatNumber(call.timestamp)}, accepted after ${by} (onPendingAccepted). Funded by ${fundedBy(entry.allocations)}.`;
+  }
   const parts = [];
   if (entry.note) parts.push(escape(entry.note[0].toUpperCase() + entry.note.slice(1)) + '.');
   if (call.op === 'addGrant' && !entry.note) {
     parts.push(`${formatNumber(call.amount)} credits valid t = ${formatNumber(call.startTime)}…${formatNumber(call.endTime)}.`);
   }
-  if (call.op === 'consume' && entry.outcome === 'accepted') {
+  if ((call.op === 'consume' || call.op === 'submit') && entry.outcome === 'accepted') {
     const allocations = entry.allocations ?? session.accepted.get(call.eventId)?.allocations ?? [];
     parts.push(`Funded by ${fundedBy(allocations)}.`);
   }
-  if (entry.outcome === 'rejected') {
-    if (entry.reason === 'insufficient') {
-      parts.push(`Not enough credit valid at t = ${formatNumber(call.timestamp)}: ${formatNumber(entry.available)} available, ${formatNumber(call.amount)} needed.`);
-    } else {
-      const which = entry.laterConsumption
-        ? `${escape(entry.laterConsumption.eventId)} at t = ${formatNumber(entry.laterConsumption.timestamp)}`
-        : `one of the ${formatNumber(entry.laterCount)} accepted after t = ${formatNumber(call.timestamp)}`;
-      parts.push(`Backdated: it would leave an accepted consumption unfunded (${which}).`);
-    }
+  if (entry.outcome === 'queued' && !entry.note) {
+    parts.push('Cannot be funded now: queued, and retried whenever credit is added (a grant, a later grant end).');
+  }
+  if (call.op === 'consume' && entry.outcome === 'rejected') {
+    parts.push(reasonHtml(entry.reason, { timestamp: call.timestamp, amount: call.amount, available: entry.available, blocking: entry.blocking }));
+  }
+  if (call.op === 'cancelPending' && entry.outcome === 'cancelled') {
+    parts.push(`Dropped from the queue${entry.was ? ` (${formatNumber(entry.was.amount)} credits at t = ${formatNumber(entry.was.timestamp)})` : ''}.`);
+  }
+  if ((call.op === 'voidGrant' || call.op === 'setGrantEnd') && entry.outcome === 'refused') {
+    parts.push(`Refused: it would leave ${blockingText(entry.blocking)} unfunded${blockingDetail(entry.blocking)}. Nothing changed.`);
+  }
+  if (call.op === 'voidGrant' && entry.outcome === 'applied' && entry.grant) {
+    const g = entry.grant;
+    parts.push(`Removed ${formatNumber(g.amount)} credits valid t = ${formatNumber(g.startTime)}…${formatNumber(g.endTime)}.`);
+  }
+  if (call.op === 'setGrantEnd' && entry.outcome === 'applied' && entry.previousEnd !== undefined) {
+    const verb = call.endTime < entry.previousEnd ? 'Expires early' : 'Extended';
+    parts.push(`${verb}: valid until t = ${formatNumber(call.endTime)}, was ${formatNumber(entry.previousEnd)}.`);
   }
   parts.push(changesText(entry));
+  parts.push(letInText(entry));
   return parts.filter(Boolean).join(' ');
 }
 
@@ -67,7 +115,7 @@ function expectation(entry) {
 
 function entryHtml(entry, session) {
   const id = entry.call.grantId ?? entry.call.eventId ?? '';
-  const badge = entry.outcome === 'result' ? 'query' : entry.outcome;
+  const badge = entry.outcome === 'result' ? 'query' : entry.call.op === 'acceptPending' ? 'let in' : entry.outcome;
   return `<li class="entry entry--${entry.outcome}${entry.expect ? ' entry--checked' : ''}" data-outcome="${entry.outcome}" data-op="${entry.call.op}" data-id="${escape(id)}">
   <span class="entry__seq">${entry.seq}</span>
   <code class="entry__call">${escape(callText(entry.call))}</code>

@@ -1,8 +1,8 @@
 import { GPULedger } from 'gpu-credit-ledger';
 import './style.css';
-import { balanceChart, formatNumber, fullDomain, timelineCharts } from './charts.js';
+import { balanceChart, burnDownChart, formatNumber, fullDomain, timelineCharts } from './charts.js';
 import { clearErrors, readCall, showError } from './forms.js';
-import { renderLog } from './log-view.js';
+import { escape, fundedBy, reasonHtml, renderLog } from './log-view.js';
 import { decodeHash, encodeHash, fromJson, presetOps, RANDOM_DEFAULTS, SEED_PRESETS, toJson } from './scenario.js';
 import { LedgerSession } from './session.js';
 
@@ -21,7 +21,14 @@ const state = {
   width: 0,
   xScale: null,
   renders: 0,
+  /** the grant whose burn-down panel is open */
+  selectedGrant: null,
+  /** which session and grants version the grant picker lists */
+  picker: { session: null, version: -1 },
 };
+
+/** At most this many rows in the burn-down draws table and the queue list. */
+const TABLE_LIMIT = 200;
 
 const domainNow = () => state.view ?? fullDomain(state.session);
 
@@ -31,11 +38,11 @@ function setStatus(text) {
 
 function renderStats() {
   const { session } = state;
-  const rejected = session.attempts.length - session.accepted.size;
   const items = [
     ['grants', session.ledger.grantCount],
     ['accepted', session.ledger.consumptionCount],
-    ['rejected', rejected],
+    ['rejected', session.rejectedCount],
+    ['queued', session.queued.size],
   ];
   $('stats').innerHTML = items.map(([label, n]) => `<div><dt>${label}</dt><dd>${formatNumber(n)}</dd></div>`).join('');
 }
@@ -46,6 +53,7 @@ function renderCharts() {
   state.width = $('chart-stack').clientWidth;
   const width = Math.max(280, state.width);
   const { charts, caption } = timelineCharts(session, state.domain, width);
+  markSelectedBar(charts[0]);
   const balance = balanceChart(session, state.domain, width);
   $('timeline').replaceChildren(...charts);
   $('balance-chart').replaceChildren(balance);
@@ -70,6 +78,10 @@ function render() {
   renderLog($('log'), $('log-note'), state.session);
   $('log-empty').hidden = state.session.log.length > 0;
   renderStats();
+  renderPending();
+  renderGrantPicker();
+  renderBurnDown();
+  $('consume-preview').replaceChildren();
   const ms = performance.now() - started;
   document.body.dataset.renders = String(++state.renders);
   document.body.dataset.renderMs = ms.toFixed(1);
@@ -83,6 +95,17 @@ function updateCursor() {
   const readout = $('balance-readout');
   readout.textContent = formatNumber(balance);
   readout.dataset.value = String(balance);
+  // One call, O((n + g) log(n + g)): about a millisecond on the big preset.
+  const headroom = state.session.ledger.headroom(t);
+  const headroomOut = $('headroom-readout');
+  headroomOut.textContent = formatNumber(headroom);
+  headroomOut.dataset.value = String(headroom);
+  headroomOut.classList.toggle('is-reserved', headroom < balance);
+  $('headroom-note').textContent =
+    headroom < balance
+      ? `A new consumption at t = ${formatNumber(t)} can take at most ${formatNumber(headroom)}: later accepted consumptions reserve ${formatNumber(balance - headroom)} of the ${formatNumber(balance)} credits.`
+      : '';
+  updateAlert();
   $('cursor-time').value = t;
   $('cursor-range').value = t;
   let active = 0;
@@ -125,6 +148,7 @@ function loadScenario({ preset = null, ops = [], cursor } = {}) {
   state.session = session;
   state.preset = preset;
   state.view = null;
+  state.selectedGrant = null;
   const extent = session.extent();
   state.cursor = cursor ?? SEED_PRESETS[preset?.name]?.cursor ?? (extent ? Math.round((extent[0] + extent[1]) / 2) : 0);
   clearErrors(grantForm);
@@ -142,35 +166,237 @@ function loadScenario({ preset = null, ops = [], cursor } = {}) {
   scheduleHashUpdate();
 }
 
-// --- forms
+// --- calls: the forms, the queue's cancel buttons, the burn-down panel's grant changes
 
-function submitCall(event) {
-  event.preventDefault();
-  const form = event.currentTarget;
+/** Runs one call on the session, redraws, and says what happened; returns the log entry. */
+function runCall(call, form = null) {
   const started = performance.now();
-  const entry = state.session.run(readCall(form));
+  const entry = state.session.run(call);
   if (entry.outcome === 'error') {
-    showError(form, entry.error);
+    if (form) showError(form, entry.error);
     renderLog($('log'), $('log-note'), state.session);
     $('log-empty').hidden = true;
   } else {
-    clearErrors(form);
+    if (form) clearErrors(form);
     prefillIds();
-    if (entry.call.op === 'consume') state.cursor = entry.call.timestamp;
+    if (call.op === 'consume' || call.op === 'submit') state.cursor = call.timestamp;
     render();
     scheduleHashUpdate();
   }
   const ms = performance.now() - started;
   document.body.dataset.updateMs = ms.toFixed(1);
+  const letIn = entry.letIn?.length ? `; let in queued ${entry.letIn.slice(0, 3).join(', ')}${entry.letIn.length > 3 ? ', …' : ''}` : '';
   setStatus(
     entry.outcome === 'error'
-      ? `${entry.call.op} refused the input (${entry.error.name}); the ledger is unchanged.`
-      : `${entry.call.op}: ${entry.outcome} · ledger call and redraw took ${ms.toFixed(1)} ms.`,
+      ? `${call.op} refused the input (${entry.error.name}); the ledger is unchanged.`
+      : `${call.op}: ${entry.outcome}${letIn} · ledger call and redraw took ${ms.toFixed(1)} ms.`,
   );
+  return entry;
+}
+
+function submitCall(event) {
+  event.preventDefault();
+  const form = event.currentTarget;
+  const call = readCall(form);
+  if (form === consumeForm && form.elements.queue.checked) call.op = 'submit';
+  runCall(call, form);
 }
 
 grantForm.addEventListener('submit', submitCall);
 consumeForm.addEventListener('submit', submitCall);
+
+const queueBox = consumeForm.elements.queue;
+queueBox.addEventListener('change', () => {
+  $('consume-button').textContent = queueBox.checked ? 'Consume or queue' : 'Consume';
+  $('consume-preview').replaceChildren();
+});
+consumeForm.addEventListener('input', () => $('consume-preview').replaceChildren());
+
+// Preview: tryConsume with { dryRun: true } says what Consume would do, and changes nothing.
+$('preview-button').addEventListener('click', () => {
+  const { session } = state;
+  const { eventId, amount, timestamp } = readCall(consumeForm);
+  const out = $('consume-preview');
+  let result;
+  try {
+    result = session.ledger.tryConsume(eventId, amount, timestamp, { dryRun: true });
+  } catch (error) {
+    showError(consumeForm, error);
+    out.replaceChildren();
+    return;
+  }
+  clearErrors(consumeForm);
+  out.dataset.accepted = String(result.accepted);
+  out.dataset.reason = result.reason ?? '';
+  out.dataset.blocking = result.blockingEventId ?? '';
+  let html;
+  if (result.accepted && session.accepted.has(eventId)) {
+    html = `<b>${escape(eventId)}</b> is already accepted with these parameters: Consume would charge nothing.`;
+  } else if (result.accepted) {
+    html = `Consume would accept it, funded by ${fundedBy(result.allocations)}.`;
+  } else {
+    const blocker = session.accepted.get(result.blockingEventId);
+    const why = reasonHtml(result.reason, {
+      timestamp,
+      amount,
+      available: result.reason === 'INSUFFICIENT_CREDIT' ? session.ledger.getBalance(timestamp) : undefined,
+      blocking: blocker ? { eventId: blocker.eventId, amount: blocker.amount, timestamp: blocker.timestamp } : { eventId: result.blockingEventId },
+    });
+    const queued = session.queued.has(eventId);
+    const then = queued ? ' It stays queued.' : queueBox.checked ? ' With the queue box ticked, it would be queued.' : '';
+    html = `It would be rejected. ${why}${then}`;
+  }
+  out.innerHTML = `<span class="preview__tag">Preview</span> ${html} <span class="preview__note">Nothing was changed.</span>`;
+});
+
+// --- the queue
+
+function renderPending() {
+  const pending = state.session.ledger.pending();
+  $('pending-count').textContent = pending.length ? `(${formatNumber(pending.length)})` : '';
+  $('pending-empty').hidden = pending.length > 0;
+  const items = pending.slice(0, TABLE_LIMIT).map(
+    (p) => `<li data-id="${escape(p.eventId)}">
+  <span class="pending__what"><b>${escape(p.eventId)}</b> ${formatNumber(p.amount)} credits at t = ${formatNumber(p.timestamp)}</span>
+  <button type="button" data-cancel="${escape(p.eventId)}" aria-label="Cancel queued ${escape(p.eventId)}">Cancel</button>
+</li>`,
+  );
+  if (pending.length > TABLE_LIMIT) items.push(`<li class="hint">and ${formatNumber(pending.length - TABLE_LIMIT)} more</li>`);
+  $('pending-list').innerHTML = items.join('');
+}
+
+$('pending-list').addEventListener('click', (event) => {
+  const button = event.target.closest('button[data-cancel]');
+  if (button) runCall({ op: 'cancelPending', eventId: button.dataset.cancel });
+});
+
+// --- the burn-down panel
+
+/** Outlines the selected grant's bar in a freshly drawn timeline (a class, no redraw needed). */
+function markSelectedBar(root = $('timeline')) {
+  for (const rect of root.querySelectorAll('rect.is-selected')) rect.classList.remove('is-selected');
+  if (state.selectedGrant === null) return;
+  for (const rect of root.querySelectorAll('rect[data-grant-id]')) {
+    if (rect.dataset.grantId === state.selectedGrant) rect.classList.add('is-selected');
+  }
+}
+
+/** The grant picker lists every grant; rebuilt only when grants come, go or change. */
+function renderGrantPicker() {
+  const { session } = state;
+  const select = $('grant-select');
+  if (state.picker.session !== session || state.picker.version !== session.grantsVersion) {
+    const options = ['<option value="">Choose a grant…</option>'];
+    for (const g of session.grants.values()) {
+      options.push(`<option value="${escape(g.grantId)}">${escape(g.grantId)} · ${formatNumber(g.amount)} credits · t = ${formatNumber(g.startTime)}…${formatNumber(g.endTime)}</option>`);
+    }
+    select.innerHTML = options.join('');
+    state.picker = { session, version: session.grantsVersion };
+  }
+  select.value = state.selectedGrant ?? '';
+}
+
+function selectGrant(grantId, { scroll = false } = {}) {
+  state.selectedGrant = grantId || null;
+  $('burn-error').textContent = '';
+  $('burn-empty').textContent = 'Click a grant bar in the timeline, or choose a grant here, to see its draws and remaining credit over time.';
+  markSelectedBar();
+  renderGrantPicker();
+  renderBurnDown();
+  if (scroll && state.selectedGrant) $('burn-card').scrollIntoView({ block: 'nearest' });
+}
+
+function renderBurnDown() {
+  const id = state.selectedGrant;
+  const burn = id === null ? null : state.session.ledger.burnDown(id);
+  if (id !== null && burn === null) state.selectedGrant = null;
+  $('burn-panel').hidden = burn === null;
+  $('burn-empty').hidden = burn !== null;
+  if (burn === null) return;
+  const drawn = burn.draws.reduce((sum, d) => sum + d.amount, 0);
+  const events = new Set(burn.draws.map((d) => d.eventId)).size;
+  const left = burn.amount - drawn;
+  $('burn-summary').innerHTML =
+    `<b>${escape(burn.grantId)}</b>: ${formatNumber(burn.amount)} credits valid t = ${formatNumber(burn.startTime)}…${formatNumber(burn.endTime)}; ` +
+    `${formatNumber(drawn)} drawn by ${formatNumber(events)} consumption${events === 1 ? '' : 's'}, ${formatNumber(left)} left ${left > 0 ? `(expires unused after t = ${formatNumber(burn.endTime)})` : ''}`.trim() + '.';
+  renderBurnChart(burn);
+  const rows = burn.draws.slice(0, TABLE_LIMIT).map(
+    (d) => `<tr><td>${formatNumber(d.timestamp)}</td><td>${escape(d.eventId)}</td><td>${formatNumber(d.amount)}</td></tr>`,
+  );
+  if (rows.length === 0) rows.push('<tr><td colspan="3" class="draws__none">No draws yet</td></tr>');
+  $('burn-draws').tBodies[0].innerHTML = rows.join('');
+  $('burn-draws-note').textContent = burn.draws.length > TABLE_LIMIT ? `First ${TABLE_LIMIT} of ${formatNumber(burn.draws.length)} draws.` : '';
+  $('grant-end').value = burn.endTime;
+  $('burn-card').dataset.grantId = burn.grantId;
+}
+
+let burnShown = null;
+function renderBurnChart(burn = burnShown) {
+  burnShown = burn;
+  const box = $('burn-chart');
+  if (!burn || $('burn-panel').hidden) return;
+  box.replaceChildren(burnDownChart(burn, Math.max(240, box.clientWidth)));
+}
+
+$('grant-select').addEventListener('change', (/** @type {any} */ event) => selectGrant(event.target.value));
+
+function grantChange(call) {
+  const entry = runCall(call);
+  const error = $('burn-error');
+  if (entry.outcome === 'error') {
+    error.textContent = `${entry.error.message}${entry.error.code ? ` (${entry.error.code})` : ''}`;
+  } else if (entry.outcome === 'refused') {
+    error.textContent = `Refused: it would leave ${entry.blockingEventId} unfunded. Nothing changed.`;
+  } else {
+    error.textContent = '';
+  }
+  if (call.op === 'voidGrant' && entry.outcome === 'applied') {
+    $('burn-empty').textContent = `${call.grantId} was voided. Click another grant bar, or choose one here.`;
+  }
+}
+
+$('void-grant-button').addEventListener('click', () => {
+  if (state.selectedGrant !== null) grantChange({ op: 'voidGrant', grantId: state.selectedGrant });
+});
+$('grant-end-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  if (state.selectedGrant === null) return;
+  const text = $('grant-end').value.trim();
+  const n = Number(text);
+  // As the forms do: numbers as numbers, anything else as typed, so the ledger's validation speaks.
+  grantChange({ op: 'setGrantEnd', grantId: state.selectedGrant, endTime: text === '' ? undefined : Number.isNaN(n) ? text : n });
+});
+
+// --- low-balance alert: nextBelow(threshold, cursor)
+
+function updateAlert() {
+  const text = $('alert-threshold').value.trim();
+  const out = $('alert-readout');
+  out.classList.remove('is-bad', 'is-warn');
+  delete out.dataset.at;
+  if (text === '') {
+    out.textContent = '';
+    return;
+  }
+  const threshold = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(threshold) || threshold < 1) {
+    out.textContent = 'a whole number of credits, at least 1';
+    out.classList.add('is-bad');
+    return;
+  }
+  const t = state.cursor;
+  const at = state.session.ledger.nextBelow(threshold, t);
+  if (at !== null) out.dataset.at = String(at);
+  out.classList.toggle('is-warn', at !== null);
+  out.textContent =
+    at === null
+      ? `never from t = ${formatNumber(t)} on`
+      : at === t
+        ? `already below at t = ${formatNumber(t)}`
+        : `first at t = ${formatNumber(at)}, ${formatNumber(at - t)} after the cursor`;
+}
+$('alert-threshold').addEventListener('input', updateAlert);
+$('alert-form').addEventListener('submit', (event) => event.preventDefault());
 
 // --- scenarios: presets, reset, import/export, URL hash
 
@@ -269,11 +495,15 @@ function cursorFromPointer(event) {
   setCursor(Math.min(to - 1, Number.MAX_SAFE_INTEGER, Math.max(from, t)));
 }
 // Captured before Plot sees it: a press moves the cursor instead of pinning a tip.
+/** Where a press began and on which grant bar, if any: a press and release in place on a bar opens its burn-down. */
+let press = null;
 stack.addEventListener(
   'pointerdown',
   (event) => {
     if (event.button !== 0) return;
     event.stopPropagation();
+    const bar = /** @type {any} */ (event.target).closest?.('rect[data-grant-id]');
+    press = { grantId: bar?.dataset.grantId ?? null, x: event.clientX, y: event.clientY };
     stack.setPointerCapture(event.pointerId);
     stack.classList.add('dragging');
     cursorFromPointer(event);
@@ -283,8 +513,17 @@ stack.addEventListener(
 stack.addEventListener('pointermove', (event) => {
   if (stack.hasPointerCapture(event.pointerId)) cursorFromPointer(event);
 });
-stack.addEventListener('pointerup', () => stack.classList.remove('dragging'));
-stack.addEventListener('pointercancel', () => stack.classList.remove('dragging'));
+stack.addEventListener('pointerup', (event) => {
+  stack.classList.remove('dragging');
+  if (press?.grantId != null && Math.abs(event.clientX - press.x) < 5 && Math.abs(event.clientY - press.y) < 5) {
+    selectGrant(press.grantId, { scroll: true });
+  }
+  press = null;
+});
+stack.addEventListener('pointercancel', () => {
+  stack.classList.remove('dragging');
+  press = null;
+});
 
 function setView(from, to) {
   const [fullFrom, fullTo] = fullDomain(state.session);
@@ -318,7 +557,12 @@ $('zoom-fit').addEventListener('click', () => {
 });
 
 new ResizeObserver(([entry]) => {
-  if (state.session && Math.abs(entry.contentRect.width - state.width) >= 1) requestAnimationFrame(renderCharts);
+  if (state.session && Math.abs(entry.contentRect.width - state.width) >= 1) {
+    requestAnimationFrame(() => {
+      renderCharts();
+      renderBurnChart();
+    });
+  }
 }).observe(stack);
 
 await loadFromHash();

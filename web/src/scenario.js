@@ -1,7 +1,10 @@
 // A scenario is what the demo replays into a fresh ledger: an optional preset
 // (a seed example or the random generator) followed by the calls made since.
 // Calls are plain objects: { op: 'addGrant', grantId, amount, startTime, endTime },
-// { op: 'consume', eventId, amount, timestamp } or { op: 'getBalance', timestamp }.
+// { op: 'consume', eventId, amount, timestamp } (run through tryConsume, for its reasons),
+// { op: 'submit', eventId, amount, timestamp } (queues what cannot be funded yet),
+// { op: 'cancelPending', eventId }, { op: 'voidGrant', grantId },
+// { op: 'setGrantEnd', grantId, endTime } or { op: 'getBalance', timestamp }.
 
 export const SEED_PRESETS = {
   seed1: {
@@ -85,6 +88,7 @@ export function presetOps(preset) {
 }
 
 // --- URL hash: #preset=random&seed=7&ops=g,g1001,500,10,90;c,c10001,20,50&t=42
+// (s = submit, x = cancelPending, v = voidGrant, e = setGrantEnd, b = getBalance)
 // Ids are percent-encoded, so ',' ';' '&' '=' never appear inside a field. Long
 // call lists are deflated and base64url-encoded under `z=` instead of `ops=`.
 
@@ -97,6 +101,14 @@ function encodeOp(call) {
       return ['g', id(call.grantId), call.amount, call.startTime, call.endTime].join(',');
     case 'consume':
       return ['c', id(call.eventId), call.amount, call.timestamp].join(',');
+    case 'submit':
+      return ['s', id(call.eventId), call.amount, call.timestamp].join(',');
+    case 'cancelPending':
+      return ['x', id(call.eventId)].join(',');
+    case 'voidGrant':
+      return ['v', id(call.grantId)].join(',');
+    case 'setGrantEnd':
+      return ['e', id(call.grantId), call.endTime].join(',');
     case 'getBalance':
       return ['b', call.timestamp].join(',');
     default:
@@ -116,6 +128,12 @@ function decodeOp(text) {
   if (kind === 'c' && f.length === 3) {
     return { op: 'consume', eventId: decodeURIComponent(f[0]), amount: num(f[1]), timestamp: num(f[2]) };
   }
+  if (kind === 's' && f.length === 3) {
+    return { op: 'submit', eventId: decodeURIComponent(f[0]), amount: num(f[1]), timestamp: num(f[2]) };
+  }
+  if (kind === 'x' && f.length === 1) return { op: 'cancelPending', eventId: decodeURIComponent(f[0]) };
+  if (kind === 'v' && f.length === 1) return { op: 'voidGrant', grantId: decodeURIComponent(f[0]) };
+  if (kind === 'e' && f.length === 2) return { op: 'setGrantEnd', grantId: decodeURIComponent(f[0]), endTime: num(f[1]) };
   if (kind === 'b' && f.length === 1) return { op: 'getBalance', timestamp: num(f[0]) };
   throw new Error(`"${text}" is not a call`);
 }
@@ -207,6 +225,10 @@ export function toJson({ ops, cursor }) {
 const CALL_FIELDS = {
   addGrant: ['grantId', 'amount', 'startTime', 'endTime'],
   consume: ['eventId', 'amount', 'timestamp'],
+  submit: ['eventId', 'amount', 'timestamp'],
+  cancelPending: ['eventId'],
+  voidGrant: ['grantId'],
+  setGrantEnd: ['grantId', 'endTime'],
   getBalance: ['timestamp'],
 };
 

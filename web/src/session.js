@@ -1,5 +1,6 @@
-// One ledger plus what the demo shows about it: grants, consumption attempts,
-// allocations per accepted consumption (hence credit drawn per grant) and the log.
+// One ledger plus what the demo shows about it: grants, consumption attempts (accepted,
+// rejected or queued), allocations per accepted consumption (hence credit drawn per
+// grant), the pending queue and the log.
 
 /** Above this many accepted consumptions to re-read, a call's log entry does not list changed allocations. */
 export const CHANGE_REPORT_LIMIT = 500;
@@ -24,16 +25,24 @@ function upperBound(sorted, value) {
 const idSuffix = (prefix, id) => (typeof id === 'string' && new RegExp(`^${prefix}(\\d{1,9})$`).test(id) ? Number(id.slice(1)) : 0);
 
 export class LedgerSession {
+  /** queued consumptions a call let in, as the ledger's onPendingAccepted listener hands them over */
+  #letIn = [];
+
   constructor(GPULedger) {
     this.ledger = new GPULedger();
     /** grantId -> { grantId, amount, startTime, endTime } */
     this.grants = new Map();
+    /** bumped whenever the set of grants or a grant's window changes (the grant picker rebuilds then) */
+    this.grantsVersion = 0;
     /** grantId -> credits drawn from it by the accepted consumptions */
     this.drawn = new Map();
     /** eventId -> { eventId, amount, timestamp, allocations } */
     this.accepted = new Map();
-    /** every consume call that reached a verdict, for the markers */
+    /** every consume / submit that reached a verdict, for the markers: { eventId, amount, timestamp, status } */
     this.attempts = [];
+    /** eventId -> its attempt, for the consumptions waiting in the ledger's queue */
+    this.queued = new Map();
+    this.rejectedCount = 0;
     this.acceptedTimes = [];
     this.log = [];
     /** the calls made since the preset (what the URL and the export carry) */
@@ -41,6 +50,7 @@ export class LedgerSession {
     this.maxGrantNumber = 0;
     this.maxEventNumber = 0;
     this.bulk = false;
+    this.ledger.onPendingAccepted((accepted) => this.#letIn.push(...accepted));
   }
 
   dispose() {
@@ -70,26 +80,66 @@ export class LedgerSession {
     } finally {
       this.bulk = false;
     }
-    this.#rereadAllocations([...this.accepted.values()]);
+    this.drawn = new Map([...this.grants.keys()].map((id) => [id, 0]));
+    for (const c of this.accepted.values()) {
+      c.allocations = this.ledger.allocations(c.eventId) ?? [];
+      for (const a of c.allocations) addTo(this.drawn, a.grantId, a.amount);
+    }
   }
 
-  /** Makes one call on the ledger and logs it; returns the log entry. */
+  /**
+   * Makes one call on the ledger and logs it; returns the log entry. Queued consumptions
+   * the call let in get log entries of their own (op 'acceptPending') right after it.
+   */
   run(call, { record = true } = {}) {
     const entry = { seq: this.log.length + 1, call, outcome: 'accepted' };
+    let letIn = [];
     try {
-      if (call.op === 'addGrant') this.#addGrant(call, entry);
-      else if (call.op === 'consume') this.#consume(call, entry);
-      else this.#getBalance(call, entry);
+      switch (call.op) {
+        case 'addGrant':
+          letIn = this.#addGrant(call, entry);
+          break;
+        case 'consume':
+        case 'submit':
+          this.#consume(call, entry);
+          break;
+        case 'cancelPending':
+          this.#cancelPending(call, entry);
+          break;
+        case 'voidGrant':
+          this.#voidGrant(call, entry);
+          break;
+        case 'setGrantEnd':
+          letIn = this.#setGrantEnd(call, entry);
+          break;
+        case 'getBalance':
+          this.#getBalance(call, entry);
+          break;
+        default:
+          throw new TypeError(`unknown call ${JSON.stringify(call.op)}`);
+      }
       if (record) this.ops.push(call);
     } catch (error) {
       entry.outcome = 'error';
       entry.error = { name: error.name, code: error.code, message: error.message };
+      this.#letIn.length = 0;
     }
     if ('expect' in call && entry.outcome !== 'error') {
       const actual = call.op === 'getBalance' ? entry.value : entry.outcome === 'accepted';
       entry.expect = { expected: call.expect, ok: actual === call.expect };
     }
     this.log.push(entry);
+    const trigger = { op: call.op, grantId: call.grantId };
+    for (const c of letIn) {
+      this.log.push({
+        seq: this.log.length + 1,
+        call: { op: 'acceptPending', eventId: c.eventId, amount: c.amount, timestamp: c.timestamp },
+        outcome: 'accepted',
+        trigger,
+        allocations: c.allocations,
+      });
+    }
+    entry.letIn = letIn.map((c) => c.eventId);
     return entry;
   }
 
@@ -99,41 +149,130 @@ export class LedgerSession {
     this.ledger.addGrant(grantId, amount, startTime, endTime);
     if (known) {
       entry.note = 'identical retry: nothing changed';
-      return;
+      return this.#takeLetIn();
     }
     this.grants.set(grantId, { grantId, amount, startTime, endTime });
+    this.grantsVersion++;
     this.drawn.set(grantId, 0);
     this.maxGrantNumber = Math.max(this.maxGrantNumber, idSuffix('g', grantId));
-    // Draws from startTime on may now come from this grant (or shift because of it).
-    if (startTime <= this.latestAcceptedTime) this.#refreshFrom(startTime, entry, true);
+    const letIn = this.#takeLetIn();
+    // Draws from startTime on may now come from this grant (or shift because of it), and
+    // each consumption let in can move the draws after it.
+    const from = letIn.reduce((min, c) => Math.min(min, c.timestamp), startTime);
+    if (from <= this.latestAcceptedTime) this.#refreshFrom(from, entry, new Set(letIn.map((c) => c.eventId)));
+    return letIn;
   }
 
   #consume(call, entry) {
-    const { eventId, amount, timestamp } = call;
+    const { op, eventId, amount, timestamp } = call;
     const retry = this.accepted.has(eventId);
+    const queuedAttempt = this.queued.get(eventId);
     const latestBefore = this.latestAcceptedTime;
-    const ok = this.ledger.consume(eventId, amount, timestamp);
+    let ok;
+    if (op === 'submit') {
+      ok = this.ledger.submit(eventId, amount, timestamp) === 'accepted';
+    } else {
+      const result = this.ledger.tryConsume(eventId, amount, timestamp);
+      ok = result.accepted;
+      entry.reason = result.reason;
+      entry.blockingEventId = result.blockingEventId;
+    }
     this.maxEventNumber = Math.max(this.maxEventNumber, idSuffix('c', eventId));
     if (retry) {
       entry.note = 'identical retry: not charged twice';
       entry.allocations = this.accepted.get(eventId).allocations;
       return;
     }
-    this.attempts.push({ eventId, amount, timestamp, accepted: ok });
-    if (!ok) {
-      entry.outcome = 'rejected';
-      this.#explainRejection(call, entry);
+    if (!ok && op === 'submit') {
+      entry.outcome = 'queued';
+      if (queuedAttempt) {
+        entry.note = 'identical retry: still queued once';
+        return;
+      }
+      const attempt = { eventId, amount, timestamp, status: 'queued' };
+      this.attempts.push(attempt);
+      this.queued.set(eventId, attempt);
       return;
     }
-    const consumption = { eventId, amount, timestamp, allocations: [] };
-    this.accepted.set(eventId, consumption);
-    this.acceptedTimes.splice(upperBound(this.acceptedTimes, timestamp), 0, timestamp);
+    if (!ok) {
+      entry.outcome = 'rejected';
+      if (entry.reason === 'INSUFFICIENT_CREDIT') entry.available = this.ledger.getBalance(timestamp);
+      else entry.blocking = this.#consumptionInfo(entry.blockingEventId);
+      if (queuedAttempt) {
+        entry.note = 'it stays queued';
+      } else {
+        this.attempts.push({ eventId, amount, timestamp, status: 'rejected' });
+        this.rejectedCount++;
+      }
+      return;
+    }
+    if (queuedAttempt) {
+      queuedAttempt.status = 'accepted';
+      this.queued.delete(eventId);
+      entry.note = 'it was queued: accepted now, and out of the queue';
+    } else {
+      this.attempts.push({ eventId, amount, timestamp, status: 'accepted' });
+    }
+    const consumption = this.#addAccepted({ eventId, amount, timestamp });
     if (this.bulk) return;
     // Replay order is (timestamp, acceptance): a draw at or after every other one
     // changes nothing before it; a backdated one can move later draws.
-    this.#rereadAllocations([consumption]);
     entry.allocations = consumption.allocations;
-    if (timestamp < latestBefore) this.#refreshFrom(timestamp + 1, entry, false);
+    if (timestamp < latestBefore) this.#refreshFrom(timestamp + 1, entry, new Set([eventId]));
+  }
+
+  #cancelPending({ eventId }, entry) {
+    const cancelled = this.ledger.cancelPending(eventId);
+    if (!cancelled) {
+      entry.outcome = 'refused';
+      entry.note = this.accepted.has(eventId) ? 'accepted consumptions cannot be cancelled' : 'nothing with this id is queued';
+      return;
+    }
+    entry.outcome = 'cancelled';
+    const attempt = this.queued.get(eventId);
+    if (attempt) {
+      this.queued.delete(eventId);
+      this.attempts.splice(this.attempts.lastIndexOf(attempt), 1);
+      entry.was = attempt;
+    }
+  }
+
+  #voidGrant({ grantId }, entry) {
+    const grant = this.grants.get(grantId);
+    const result = this.ledger.voidGrant(grantId);
+    if (!result.applied) {
+      this.#refused(entry, result.blockingEventId);
+      return;
+    }
+    entry.outcome = 'applied';
+    entry.grant = grant;
+    this.grants.delete(grantId);
+    this.grantsVersion++;
+    // Every draw on it is at or after its start; those and the ones after them may move.
+    if (grant) this.#refreshFrom(grant.startTime, entry, new Set());
+    this.drawn.delete(grantId);
+  }
+
+  #setGrantEnd({ grantId, endTime }, entry) {
+    const grant = this.grants.get(grantId);
+    const result = this.ledger.setGrantEnd(grantId, endTime);
+    if (!result.applied) {
+      this.#refused(entry, result.blockingEventId);
+      this.#letIn.length = 0;
+      return [];
+    }
+    entry.outcome = 'applied';
+    if (!grant || grant.endTime === endTime) {
+      entry.note = 'same end time: nothing changed';
+      return this.#takeLetIn();
+    }
+    entry.previousEnd = grant.endTime;
+    this.grants.set(grantId, { ...grant, endTime });
+    this.grantsVersion++;
+    const letIn = this.#takeLetIn();
+    const from = letIn.reduce((min, c) => Math.min(min, c.timestamp), grant.startTime);
+    this.#refreshFrom(from, entry, new Set(letIn.map((c) => c.eventId)));
+    return letIn;
   }
 
   #getBalance(call, entry) {
@@ -141,27 +280,45 @@ export class LedgerSession {
     entry.value = this.ledger.getBalance(call.timestamp);
   }
 
-  #explainRejection({ amount, timestamp }, entry) {
-    // The new draw is replayed after every accepted draw at or before its time, so it
-    // is funded itself iff the balance there covers it; if it is, it must be starving
-    // a later accepted draw.
-    const available = this.ledger.getBalance(timestamp);
-    if (amount > available) {
-      entry.reason = 'insufficient';
-      entry.available = available;
-      return;
-    }
-    entry.reason = 'unfunds-later';
-    entry.laterCount = this.acceptedTimes.length - upperBound(this.acceptedTimes, timestamp);
-    if (entry.laterCount === 1) {
-      for (const c of this.accepted.values()) if (c.timestamp > timestamp) entry.laterConsumption = c;
-    }
+  #refused(entry, blockingEventId) {
+    entry.outcome = 'refused';
+    entry.blockingEventId = blockingEventId;
+    entry.blocking = this.#consumptionInfo(blockingEventId);
   }
 
-  /** Re-reads allocations of accepted draws at or after `time`, noting in the entry which changed. */
-  #refreshFrom(time, entry, includeAll) {
+  #consumptionInfo(eventId) {
+    const c = this.accepted.get(eventId);
+    return c ? { eventId, amount: c.amount, timestamp: c.timestamp } : { eventId };
+  }
+
+  #addAccepted({ eventId, amount, timestamp }) {
+    const consumption = { eventId, amount, timestamp, allocations: [] };
+    this.accepted.set(eventId, consumption);
+    this.acceptedTimes.splice(upperBound(this.acceptedTimes, timestamp), 0, timestamp);
+    if (!this.bulk) this.#rereadAllocations([consumption]);
+    return consumption;
+  }
+
+  /** Moves the queued consumptions the last call let in to the accepted ones. */
+  #takeLetIn() {
+    const letIn = this.#letIn.splice(0);
+    for (const c of letIn) {
+      const attempt = this.queued.get(c.eventId);
+      if (attempt) {
+        attempt.status = 'accepted';
+        this.queued.delete(c.eventId);
+      }
+      const consumption = this.#addAccepted(c);
+      c.allocations = this.bulk ? c.allocations : consumption.allocations;
+    }
+    return letIn;
+  }
+
+  /** Re-reads allocations of accepted draws at or after `time` (but those in `skip`), noting in the entry which changed. */
+  #refreshFrom(time, entry, skip) {
     if (this.bulk) return;
-    const affected = [...this.accepted.values()].filter((c) => c.timestamp >= time && (includeAll || c.eventId !== entry.call.eventId));
+    const affected = [];
+    for (const c of this.accepted.values()) if (c.timestamp >= time && !skip.has(c.eventId)) affected.push(c);
     if (affected.length === 0) return;
     if (affected.length > CHANGE_REPORT_LIMIT) {
       this.#rereadAllocations(affected);
