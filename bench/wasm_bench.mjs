@@ -43,13 +43,18 @@ function run(ops) {
 }
 
 const pad = (text, width) => String(text).padStart(width);
-console.log(`\nWASM (em++ -O3, Node ${process.versions.node}) through the public API, same workloads`);
+console.log(`\nWASM (em++ -O3, Node ${process.versions.node}) through the public API, same workloads and repeats`);
 console.log(`${'workload'.padEnd(22)} ${pad('ops/s', 12)} ${pad('us/op', 9)} ${pad('WASM/native', 12)} ${pad('same result', 12)}`);
 let mismatches = 0;
 for (const workload of native) {
   if (!workload.file) continue;
   const ops = loadOps(workload.file);
-  const result = run(ops);
+  // Best of three up to 10^5 ops (as natively): the first run is mostly JIT warm-up.
+  let result = run(ops);
+  for (let again = 1; again < (ops.count <= 100000 ? 3 : 1); again++) {
+    const next = run(ops);
+    if (next.seconds < result.seconds) result = next;
+  }
   const same = result.accepted === workload.accepted && result.balanceSum === workload.balanceSum;
   if (!same) mismatches++;
   console.log(
