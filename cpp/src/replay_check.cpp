@@ -6,7 +6,9 @@
 
 namespace gcl {
 
-size_t firstUnfunded(const GrantTable& grants, const std::vector<TimedAmount>& ordered) {
+size_t firstUnfunded(const GrantTable& grants, const std::vector<TimedAmount>& ordered,
+                     std::vector<std::vector<Draw>>* draws) {
+  if (draws != nullptr) draws->assign(ordered.size(), {});
   std::vector<uint32_t> byStart(grants.size());
   std::iota(byStart.begin(), byStart.end(), 0);
   std::sort(byStart.begin(), byStart.end(),
@@ -30,6 +32,7 @@ size_t firstUnfunded(const GrantTable& grants, const std::vector<TimedAmount>& o
       const int64_t take = std::min(need, remaining[g]);
       remaining[g] -= take;
       need -= take;
+      if (draws != nullptr) (*draws)[i].push_back({g, take});
     }
   }
   return ordered.size();

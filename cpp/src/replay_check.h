@@ -1,5 +1,5 @@
 // A from-scratch replay that answers one question: which consumption, in replay order, is
-// the first one the grants cannot fund? Used to explain a rejection (tryConsume's
+// the first one the grants cannot fund? It is the reference engine's replay; also used to explain a rejection (tryConsume's
 // blockingEventId) and to vet a grant change before it is applied (voidGrant,
 // setGrantEnd). O((n + G) log G) per call.
 #ifndef GPU_CREDIT_LEDGER_REPLAY_CHECK_H_
@@ -14,8 +14,11 @@
 namespace gcl {
 
 // `ordered` is in replay order. Returns the index of the first consumption left unfunded
-// by earliest-expiry replay, or ordered.size() when every one is funded.
-size_t firstUnfunded(const GrantTable& grants, const std::vector<TimedAmount>& ordered);
+// by earliest-expiry replay, or ordered.size() when every one is funded. With `draws`,
+// also records each funded consumption's draws, by index in `ordered`. This loop is the
+// definition of the ledger (SEMANTICS.md); the reference engine is built on it too.
+size_t firstUnfunded(const GrantTable& grants, const std::vector<TimedAmount>& ordered,
+                     std::vector<std::vector<Draw>>* draws = nullptr);
 
 // Accepted consumption handles in replay order: (timestamp, acceptance order).
 std::vector<uint32_t> replayOrder(const Engine& engine, size_t count);

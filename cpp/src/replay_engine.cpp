@@ -1,8 +1,8 @@
 #include "replay_engine.h"
 
+#include "replay_check.h"
+
 #include <algorithm>
-#include <numeric>
-#include <queue>
 
 namespace gcl {
 
@@ -19,41 +19,14 @@ bool ReplayEngine::consume(int64_t amount, int64_t timestamp) {
 }
 
 bool ReplayEngine::replay() {
-  std::vector<uint32_t> order(consumptions_.size());
-  std::iota(order.begin(), order.end(), 0);
-  // Chronological; equal timestamps in acceptance order (the index is acceptance order).
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return consumptions_[a].timestamp < consumptions_[b].timestamp;
-  });
-  std::vector<uint32_t> byStart(grants_.size());
-  std::iota(byStart.begin(), byStart.end(), 0);
-  std::sort(byStart.begin(), byStart.end(), [&](uint32_t a, uint32_t b) {
-    return grants_.startTime[a] < grants_.startTime[b];
-  });
-  auto drawnLater = [&](uint32_t a, uint32_t b) { return grants_.drawsBefore(b, a); };
-  std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(drawnLater)> valid(drawnLater);
-  std::vector<int64_t> remaining(grants_.amount);
-  std::vector<std::vector<Draw>> draws(consumptions_.size());
-  size_t nextGrant = 0;
-  for (uint32_t c : order) {
-    const int64_t t = consumptions_[c].timestamp;
-    while (nextGrant < byStart.size() && grants_.startTime[byStart[nextGrant]] <= t) {
-      valid.push(byStart[nextGrant++]);
-    }
-    int64_t need = consumptions_[c].amount;
-    while (need > 0) {
-      while (!valid.empty() && (grants_.endTime[valid.top()] < t || remaining[valid.top()] == 0)) {
-        valid.pop();
-      }
-      if (valid.empty()) return false;
-      const uint32_t g = valid.top();
-      const int64_t take = std::min(need, remaining[g]);
-      remaining[g] -= take;
-      need -= take;
-      draws[c].push_back({g, take});
-    }
-  }
-  draws_ = std::move(draws);
+  const std::vector<uint32_t> order = replayOrder(*this, consumptions_.size());
+  std::vector<TimedAmount> ordered;
+  ordered.reserve(order.size());
+  for (uint32_t c : order) ordered.push_back({consumptions_[c].timestamp, consumptions_[c].amount});
+  std::vector<std::vector<Draw>> byPosition;
+  if (firstUnfunded(grants_, ordered, &byPosition) != ordered.size()) return false;
+  draws_.assign(order.size(), {});
+  for (size_t i = 0; i < order.size(); ++i) draws_[order[i]] = std::move(byPosition[i]);
   return true;
 }
 
