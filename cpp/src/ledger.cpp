@@ -5,12 +5,10 @@
 #include "incremental_engine.h"
 #include "pending_queue.h"
 #include "replay_engine.h"
+#include "value_checks.h"
 
 namespace gcl {
 namespace {
-
-bool isValidAmount(int64_t amount) { return amount >= 1 && amount <= kMaxSafeInteger; }
-bool isValidTime(int64_t time) { return time >= 0 && time <= kMaxSafeInteger; }
 
 std::unique_ptr<Engine> makeEngine(EngineKind kind, const GrantTable& grants) {
   if (kind == EngineKind::kReplay) return std::make_unique<ReplayEngine>(grants);
@@ -102,9 +100,8 @@ Status Ledger::addGrant(std::string_view grantId, int64_t amount, int64_t startT
 
 Status Ledger::consume(std::string_view eventId, int64_t amount, int64_t timestamp,
                        bool* accepted) {
-  if (!isValidId(eventId)) return Status::kInvalidId;
-  if (!isValidAmount(amount)) return Status::kInvalidAmount;
-  if (!isValidTime(timestamp)) return Status::kInvalidTime;
+  const Status valid = checkConsumption(eventId, amount, timestamp);
+  if (valid != Status::kOk) return valid;
   const uint32_t existing = eventIds_->find(eventId);
   if (existing != IdIndex::kNotFound) {
     const bool same =

@@ -1,4 +1,4 @@
-// The numeric rules of SEMANTICS.md, for the source files that extend Ledger.
+// The argument rules of SEMANTICS.md, shared by the source files that implement Ledger.
 #ifndef GPU_CREDIT_LEDGER_VALUE_CHECKS_H_
 #define GPU_CREDIT_LEDGER_VALUE_CHECKS_H_
 
