@@ -81,8 +81,12 @@ int repeatsFor(const Workload& workload) { return workload.ops.size() <= 100000 
 
 void writeOps(const Workload& workload, const std::string& path) {
   std::ofstream out(path, std::ios::binary);
+  // Doubles, exact for every value here (all < 2^53): the JS side reads them without
+  // allocating a BigInt per field, which would leave garbage to collect mid-run.
   for (const Op& op : workload.ops) {
-    const int64_t row[5] = {static_cast<int64_t>(op.kind), op.id, op.amount, op.a, op.b};
+    const double row[5] = {static_cast<double>(op.kind), static_cast<double>(op.id),
+                           static_cast<double>(op.amount), static_cast<double>(op.a),
+                           static_cast<double>(op.b)};
     out.write(reinterpret_cast<const char*>(row), sizeof(row));
   }
 }

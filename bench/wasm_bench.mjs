@@ -9,7 +9,7 @@ const native = JSON.parse(readFileSync(`${outDir}/native.json`, 'utf8'));
 
 function loadOps(file) {
   const bytes = readFileSync(file);
-  const rows = new BigInt64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+  const rows = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
   const count = rows.length / 5;
   const kind = new Uint8Array(count);
   const amount = new Float64Array(count);
@@ -17,11 +17,11 @@ function loadOps(file) {
   const b = new Float64Array(count);
   const ids = new Array(count);
   for (let i = 0; i < count; i++) {
-    kind[i] = Number(rows[5 * i]);
+    kind[i] = rows[5 * i];
     ids[i] = (kind[i] === 0 ? 'g' : 'c') + rows[5 * i + 1];
-    amount[i] = Number(rows[5 * i + 2]);
-    a[i] = Number(rows[5 * i + 3]);
-    b[i] = Number(rows[5 * i + 4]);
+    amount[i] = rows[5 * i + 2];
+    a[i] = rows[5 * i + 3];
+    b[i] = rows[5 * i + 4];
   }
   return { count, kind, ids, amount, a, b };
 }

@@ -92,9 +92,7 @@ bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
   touchedDraws_.clear();
   queue_.clear();
   beginChange();
-  const auto slot = std::upper_bound(order_.begin(), order_.end(), c,
-                                     [&](uint32_t a, uint32_t b) { return before(a, b); });
-  order_.insert(slot, c);
+  order_.insert(placeOf(order_, c), c);
   auto later = [&](uint32_t a, uint32_t b) { return before(b, a); };
   auto touch = [&](uint32_t h) {
     if (touchSlot_[h] != 0) return;
@@ -150,8 +148,7 @@ bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
       cut_.assign(touchedDraws_.begin() + it->begin, touchedDraws_.begin() + it->begin + it->size);
       setDraws(it->handle, cut_);
     }
-    order_.erase(std::lower_bound(order_.begin(), order_.end(), c,
-                                  [&](uint32_t a, uint32_t b) { return before(a, b); }));
+    order_.erase(placeOf(order_, c));
   } else {
     commitChange(c);
   }
@@ -306,23 +303,27 @@ void IncrementalEngine::commitChange(uint32_t accepted) {
   }
 }
 
+std::vector<uint32_t>::iterator IncrementalEngine::placeOf(std::vector<uint32_t>& sorted,
+                                                          uint32_t c) const {
+  // Backdated positions are almost always recent: gallop back from the end to an element
+  // not after c, then binary search the short suffix. O(log distance from the end).
+  size_t bound = 1;
+  while (bound <= sorted.size() && before(c, sorted[sorted.size() - bound])) bound *= 2;
+  const size_t from = bound > sorted.size() ? 0 : sorted.size() - bound;
+  return std::lower_bound(sorted.begin() + static_cast<std::ptrdiff_t>(from), sorted.end(), c,
+                          [&](uint32_t a, uint32_t b) { return before(a, b); });
+}
+
 void IncrementalEngine::eraseDrawer(uint32_t g, uint32_t c) {
   std::vector<uint32_t>& drawers = drawers_[g];
-  const auto it = std::lower_bound(drawers.begin(), drawers.end(), c,
-                                   [&](uint32_t a, uint32_t b) { return before(a, b); });
+  const auto it = placeOf(drawers, c);
   assert(it != drawers.end() && *it == c);
   drawers.erase(it);
 }
 
 void IncrementalEngine::insertDrawer(uint32_t g, uint32_t c) {
   std::vector<uint32_t>& drawers = drawers_[g];
-  if (drawers.empty() || before(drawers.back(), c)) {
-    drawers.push_back(c);
-    return;
-  }
-  drawers.insert(std::lower_bound(drawers.begin(), drawers.end(), c,
-                                  [&](uint32_t a, uint32_t b) { return before(a, b); }),
-                 c);
+  drawers.insert(placeOf(drawers, c), c);
 }
 
 void IncrementalEngine::advanceHead(int64_t timestamp) {

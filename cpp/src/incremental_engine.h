@@ -101,6 +101,8 @@ class IncrementalEngine final : public Engine {
   void beginChange();
   void noteDrawn(uint32_t g);
   void commitChange(uint32_t accepted);
+  // Where consumption c is, or belongs, in a vector of handles sorted in replay order.
+  std::vector<uint32_t>::iterator placeOf(std::vector<uint32_t>& sorted, uint32_t c) const;
   void eraseDrawer(uint32_t g, uint32_t c);
   void insertDrawer(uint32_t g, uint32_t c);
   void advanceHead(int64_t timestamp);

@@ -28,14 +28,14 @@ const std::vector<std::string>& badIds() {
       "",
       std::string(gcl::kMaxIdBytes + 1, 'x'),
       "\xFF",
-      "ok\x80",                // lone continuation byte
-      "\xC0\x80",              // overlong NUL
-      "\xE0\x80\xAF",          // overlong '/'
-      "\xED\xA0\x80",          // U+D800, a surrogate
-      "\xED\xBF\xBF",          // U+DFFF, a surrogate
-      "\xE2\x82",              // truncated
-      "\xF0\x9F\x98",          // truncated
-      "\xF4\x90\x80\x80",      // above U+10FFFF
+      "ok\x80",            // lone continuation byte
+      "\xC0\x80",          // overlong NUL
+      "\xE0\x80\xAF",      // overlong '/'
+      "\xED\xA0\x80",      // U+D800, a surrogate
+      "\xED\xBF\xBF",      // U+DFFF, a surrogate
+      "\xE2\x82",          // truncated
+      "\xF0\x9F\x98",      // truncated
+      "\xF4\x90\x80\x80",  // above U+10FFFF
   };
   return ids;
 }
@@ -167,8 +167,8 @@ TEST_P(BadInputTest, ConsumeRefusesAnAcceptedIdWithOtherParameters) {
 
 TEST_P(BadInputTest, UnfundableConsumptionsChangeNothing) {
   // At most 30 can be drawn anywhere: c1 needs 70 of g1, c3 needs 40 of g2.
-  for (int64_t time : {int64_t{0}, int64_t{3}, int64_t{6}, int64_t{11}, int64_t{16},
-                       kMaxSafeInteger}) {
+  for (int64_t time :
+       {int64_t{0}, int64_t{3}, int64_t{6}, int64_t{11}, int64_t{16}, kMaxSafeInteger}) {
     for (int64_t amount : {int64_t{71}, int64_t{1000}, kMaxSafeInteger}) {
       bool accepted = true;
       EXPECT_EQ(ledger.consume("big", amount, time, &accepted), Status::kOk);
@@ -222,9 +222,7 @@ TEST_P(BadInputTest, LedgerStaysUsableAfterEveryKindOfError) {
 
 TEST(IsValidId, AcceptsWellFormedUtf8UpTo1024Bytes) {
   for (const std::string& id : {
-           std::string("a"),
-           std::string("job-42/gpu:0"),
-           std::string(1, '\0'),
+           std::string("a"), std::string("job-42/gpu:0"), std::string(1, '\0'),
            std::string(gcl::kMaxIdBytes, 'x'),
            std::string(gcl::kMaxIdBytes - 4, 'x') + "\xF0\x9F\x98\x80",  // ends at the limit
            std::string("\x7F"),
@@ -245,17 +243,18 @@ TEST(IsValidId, RefusesEmptyOverlongSurrogateTruncatedAndTooLongIds) {
   for (const std::string& id : badIds()) EXPECT_FALSE(gcl::isValidId(id)) << cppLiteral(id);
   for (const std::string& id : {
            std::string(gcl::kMaxIdBytes - 1, 'x') + "\xC3\xA9",  // 1025 bytes
-           std::string("\xC1\xBF"),                             // overlong U+007F
-           std::string("\xE0\x9F\xBF"),                         // overlong U+07FF
-           std::string("\xF0\x8F\xBF\xBF"),                     // overlong U+FFFF
-           std::string("\xED\xA0\xBD\xED\xB8\x80"),             // CESU-8 pair for U+1F600
-           std::string("\xED\xB0\x80"),                         // U+DC00, a low surrogate
+           std::string("\xC1\xBF"),                              // overlong U+007F
+           std::string("\xE0\x9F\xBF"),                          // overlong U+07FF
+           std::string("\xF0\x8F\xBF\xBF"),                      // overlong U+FFFF
+           std::string("\xED\xA0\xBD\xED\xB8\x80"),              // CESU-8 pair for U+1F600
+           std::string("\xED\xB0\x80"),                          // U+DC00, a low surrogate
            std::string("\xF5\x80\x80\x80"),
-           std::string("\xF8\x88\x80\x80\x80"),                 // old 5-byte form
+           std::string("\xF8\x88\x80\x80\x80"),  // old 5-byte form
            std::string("\xFE"),
-           std::string("\xC3"),                 // lead byte at the end
-           std::string("\xE2\x82" "a"),        // truncated before ASCII
-           std::string("\xC3\xC3\xA9"),         // lead byte where a continuation belongs
+           std::string("\xC3"),  // lead byte at the end
+           std::string("\xE2\x82"
+                       "a"),             // truncated before ASCII
+           std::string("\xC3\xC3\xA9"),  // lead byte where a continuation belongs
            std::string("a\xBF"),
        }) {
     EXPECT_FALSE(gcl::isValidId(id)) << cppLiteral(id);

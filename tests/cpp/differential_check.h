@@ -88,14 +88,16 @@ inline Mismatch findMismatch(const std::vector<Op>& ops, const CheckOptions& opt
       fast.allocations(op.id, &a);
       reference.allocations(op.id, &b);
       if (a != b) {
-        return fail(K::kFastVsReference, i,
-                    "allocations: fast " + allocationsText(a) + ", reference " + allocationsText(b));
+        return fail(
+            K::kFastVsReference, i,
+            "allocations: fast " + allocationsText(a) + ", reference " + allocationsText(b));
       }
       int64_t sum = 0;
       for (const gcl::Allocation& x : a) sum += x.amount;
       if (sum != op.amount) {
-        return fail(K::kInvariant, i, "allocations " + allocationsText(a) + " do not sum to " +
-                                          std::to_string(op.amount));
+        return fail(
+            K::kInvariant, i,
+            "allocations " + allocationsText(a) + " do not sum to " + std::to_string(op.amount));
       }
     }
     for (int64_t t : {op.time, op.endTime}) {
@@ -188,8 +190,8 @@ inline std::string reproText(const std::vector<Op>& ops, Mismatch::Kind kind) {
     out += "  gcl::GrantChange change;\n  gcl::SubmitOutcome submitted;\n  bool cancelled;\n";
   }
   for (size_t i = 0; i < ops.size(); ++i) {
-    out += "  " + cppCall(ops[i]) + ";  // #" + std::to_string(i) + " reference: " +
-           outcomeText(ops[i], applyLedgerOp(reference, ops[i])) + "\n";
+    out += "  " + cppCall(ops[i]) + ";  // #" + std::to_string(i) +
+           " reference: " + outcomeText(ops[i], applyLedgerOp(reference, ops[i])) + "\n";
   }
   if (m) out += "  first mismatch after #" + std::to_string(m.opIndex) + ": " + m.what + "\n";
   return out;

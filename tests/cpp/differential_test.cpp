@@ -88,21 +88,31 @@ class Gen {
   void addNoise() {
     Op op = pick(ops_);
     switch (between(0, 9)) {
-      case 0: case 1: case 2:  // retry, identical
+      case 0:
+      case 1:
+      case 2:  // retry, identical
         break;
-      case 3: case 4:  // same id, one parameter changed
+      case 3:
+      case 4:  // same id, one parameter changed
         switch (between(0, 2)) {
-          case 0: op.amount = op.amount > 1 ? op.amount - 1 : 2; break;
-          case 1: op.time = op.time > 0 ? op.time - 1 : 1; break;
+          case 0:
+            op.amount = op.amount > 1 ? op.amount - 1 : 2;
+            break;
+          case 1:
+            op.time = op.time > 0 ? op.time - 1 : 1;
+            break;
           default:
-            if (op.isGrant()) op.endTime = op.endTime < kMaxSafeInteger ? op.endTime + 1 : op.endTime;
-            else op.amount = op.amount < kMaxSafeInteger ? op.amount + 1 : 1;
+            if (op.isGrant())
+              op.endTime = op.endTime < kMaxSafeInteger ? op.endTime + 1 : op.endTime;
+            else
+              op.amount = op.amount < kMaxSafeInteger ? op.amount + 1 : 1;
         }
         if (op.isGrant() && op.time > op.endTime) op.time = op.endTime;
         break;
       case 5:  // the id in the other namespace
         op.kind = op.isGrant() ? Op::Kind::kConsume : Op::Kind::kAddGrant;
-        if (op.isGrant()) op.endTime = op.time <= kMaxSafeInteger - 10 ? op.time + between(0, 10) : op.time;
+        if (op.isGrant())
+          op.endTime = op.time <= kMaxSafeInteger - 10 ? op.time + between(0, 10) : op.time;
         break;
       default:  // one refused argument
         breakOneArgument(&op);
@@ -111,16 +121,23 @@ class Gen {
   }
 
   void breakOneArgument(Op* op) {
-    static const std::vector<std::string> badIds{
-        "", std::string(gcl::kMaxIdBytes + 1, 'x'), "\xED\xA0\x80", "\xC0\xAF", "\xE2\x82"};
-    static const std::vector<int64_t> badAmounts{0, -1, kMaxSafeInteger + 1, INT64_MIN,
-                                                 INT64_MAX};
+    static const std::vector<std::string> badIds{"", std::string(gcl::kMaxIdBytes + 1, 'x'),
+                                                 "\xED\xA0\x80", "\xC0\xAF", "\xE2\x82"};
+    static const std::vector<int64_t> badAmounts{0, -1, kMaxSafeInteger + 1, INT64_MIN, INT64_MAX};
     static const std::vector<int64_t> badTimes{-1, kMaxSafeInteger + 1, INT64_MIN, INT64_MAX};
     switch (between(0, op->isGrant() ? 4 : 2)) {
-      case 0: op->id = pick(badIds); break;
-      case 1: op->amount = pick(badAmounts); break;
-      case 2: op->time = pick(badTimes); break;
-      case 3: op->endTime = pick(badTimes); break;
+      case 0:
+        op->id = pick(badIds);
+        break;
+      case 1:
+        op->amount = pick(badAmounts);
+        break;
+      case 2:
+        op->time = pick(badTimes);
+        break;
+      case 3:
+        op->endTime = pick(badTimes);
+        break;
       default:
         if (op->time <= 0 || op->time > kMaxSafeInteger) op->time = 1;
         op->endTime = op->time - 1;
@@ -153,7 +170,8 @@ void runShape(const ShapeRun& run) {
   const uint64_t base = envNumber("GCL_DIFF_SEED", 20240611);
   const uint64_t only = envNumber("GCL_DIFF_ONLY_SEED", 0);
   const bool print = envNumber("GCL_DIFF_PRINT", 0) != 0;
-  const double scale = std::atof(std::getenv("GCL_DIFF_SCALE") ? std::getenv("GCL_DIFF_SCALE") : "1");
+  const double scale =
+      std::atof(std::getenv("GCL_DIFF_SCALE") ? std::getenv("GCL_DIFF_SCALE") : "1");
   const int count = std::max(1, static_cast<int>(run.sequences * scale));
   size_t totalOps = 0;
   int ran = 0;
@@ -167,16 +185,16 @@ void runShape(const ShapeRun& run) {
     ++ran;
     SCOPED_TRACE("shape " + std::string(run.name) + ", sequence " + std::to_string(i) +
                  ", GCL_DIFF_ONLY_SEED=" + std::to_string(seed));
-    if (print) std::printf("-- seed %llu\n%s", static_cast<unsigned long long>(seed),
-                           reproText(ops, Mismatch::Kind::kFastVsReference).c_str());
+    if (print)
+      std::printf("-- seed %llu\n%s", static_cast<unsigned long long>(seed),
+                  reproText(ops, Mismatch::Kind::kFastVsReference).c_str());
     const Mismatch m = findMismatch(ops, run.options);
     if (!m) continue;
     const std::vector<Op> small = shrink(ops, m.kind);
     FAIL() << (m.kind == Mismatch::Kind::kModelVsReference ? "the model and the reference "
-                                                             : "the incremental engine ")
+                                                           : "the incremental engine ")
            << "disagree after op #" << m.opIndex << " of " << ops.size() << ": " << m.what
-           << "\n  at: " << cppCall(ops[m.opIndex]) << "\nshrunk to " << small.size()
-           << " ops:\n"
+           << "\n  at: " << cppCall(ops[m.opIndex]) << "\nshrunk to " << small.size() << " ops:\n"
            << reproText(small, m.kind);
   }
   std::printf("[ shape    ] %s: %d sequences, %zu ops\n", run.name, ran, totalOps);
@@ -245,7 +263,8 @@ TEST(Differential, SupplyAboutEqualToDemand) {
                 const int64_t start = g.between(0, horizon);
                 const int64_t amount = g.between(5, 40);
                 supply += amount;
-                plan.push_back(Op::grant("", amount, start, std::min(horizon, start + g.between(0, horizon / 2))));
+                plan.push_back(Op::grant("", amount, start,
+                                         std::min(horizon, start + g.between(0, horizon / 2))));
               }
               const int64_t demand = supply * g.between(90, 115) / 100;
               for (int64_t sum = 0; sum < demand;) {
@@ -254,11 +273,14 @@ TEST(Differential, SupplyAboutEqualToDemand) {
                 plan.push_back(Op::consume("", amount, g.between(0, horizon)));
               }
               for (size_t i = plan.size(); i > 1; --i) {
-                std::swap(plan[i - 1], plan[static_cast<size_t>(g.between(0, static_cast<int64_t>(i) - 1))]);
+                std::swap(plan[i - 1],
+                          plan[static_cast<size_t>(g.between(0, static_cast<int64_t>(i) - 1))]);
               }
               for (const Op& op : plan) {
-                if (op.isGrant()) g.grant(op.amount, op.time, op.endTime);
-                else g.consume(op.amount, op.time);
+                if (op.isGrant())
+                  g.grant(op.amount, op.time, op.endTime);
+                else
+                  g.consume(op.amount, op.time);
               }
             }});
 }
@@ -291,8 +313,10 @@ TEST(Differential, StaircaseChains) {
                           plan[static_cast<size_t>(g.between(0, last))]);
               }
               for (const Op& op : plan) {
-                if (op.isGrant()) g.grant(op.amount, op.time, op.endTime);
-                else g.consume(op.amount, op.time);
+                if (op.isGrant())
+                  g.grant(op.amount, op.time, op.endTime);
+                else
+                  g.consume(op.amount, op.time);
               }
             }});
 }
@@ -351,8 +375,8 @@ TEST(Differential, RandomTimestamps) {
 TEST(Differential, ValuesNearTheLimits) {
   runShape({"near-limits", 5000, {1, true}, [](Gen& g) {
               const int64_t m = kMaxSafeInteger;
-              const std::vector<int64_t> amounts{m, m - 1, m - 2, m / 2, m / 2 + 1, m / 3,
-                                                 int64_t{1} << 52, 1, 2, 3};
+              const std::vector<int64_t> amounts{
+                  m, m - 1, m - 2, m / 2, m / 2 + 1, m / 3, int64_t{1} << 52, 1, 2, 3};
               const std::vector<int64_t> times{0, 1, 2, m, m - 1, m - 2, m / 2, int64_t{1} << 52};
               const int64_t n = g.between(4, 30);
               for (int64_t i = 0; i < n; ++i) {

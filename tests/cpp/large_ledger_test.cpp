@@ -37,9 +37,8 @@ bool replay(const std::vector<Op>& grants, const std::vector<Op>& consumptions,
   std::iota(byTime.begin(), byTime.end(), 0);
   std::sort(byStart.begin(), byStart.end(),
             [&](size_t a, size_t b) { return grants[a].time < grants[b].time; });
-  std::stable_sort(byTime.begin(), byTime.end(), [&](size_t a, size_t b) {
-    return consumptions[a].time < consumptions[b].time;
-  });
+  std::stable_sort(byTime.begin(), byTime.end(),
+                   [&](size_t a, size_t b) { return consumptions[a].time < consumptions[b].time; });
   std::set<std::pair<int64_t, std::string>> live;  // (endTime, id)
   std::map<std::string, int64_t> remaining;
   draws->assign(consumptions.size(), {});
@@ -82,7 +81,8 @@ std::vector<BalancePoint> curveFromDraws(const std::vector<Op>& grants,
     endOf[g.id] = g.endTime;
   }
   for (size_t c = 0; c < consumptions.size(); ++c) {
-    for (const Allocation& a : draws[c]) addRange(consumptions[c].time, endOf[a.grantId], -a.amount);
+    for (const Allocation& a : draws[c])
+      addRange(consumptions[c].time, endOf[a.grantId], -a.amount);
   }
   std::vector<BalancePoint> curve;
   int64_t value = 0;
@@ -105,8 +105,10 @@ void checkAgainstReplay(const gcl::Ledger& ledger, const Story& story, size_t sa
   for (size_t i = 0; i < story.ops.size(); ++i) {
     const Op& op = story.ops[i];
     if (story.outcomes[i].status != gcl::Status::kOk) continue;
-    if (op.isGrant()) grants.push_back(op);
-    else if (story.outcomes[i].accepted) accepted.push_back(op);
+    if (op.isGrant())
+      grants.push_back(op);
+    else if (story.outcomes[i].accepted)
+      accepted.push_back(op);
   }
   ASSERT_EQ(ledger.grantCount(), grants.size());
   ASSERT_EQ(ledger.consumptionCount(), accepted.size());
@@ -145,8 +147,10 @@ void checkAgainstReplay(const gcl::Ledger& ledger, const Story& story, size_t sa
     for (; upTo < i; ++upTo) {
       const Op& op = story.ops[upTo];
       if (story.outcomes[upTo].status != gcl::Status::kOk) continue;
-      if (op.isGrant()) grantsThen.push_back(op);
-      else if (story.outcomes[upTo].accepted) acceptedThen.push_back(op);
+      if (op.isGrant())
+        grantsThen.push_back(op);
+      else if (story.outcomes[upTo].accepted)
+        acceptedThen.push_back(op);
     }
     std::vector<Op> candidate = acceptedThen;
     candidate.push_back(story.ops[i]);
@@ -176,11 +180,12 @@ size_t mixedWorkload(gcl::Ledger& ledger, Story* story, int events, uint64_t see
     if (between(0, 99) < 30) {
       const int64_t start = between(0, 99) < 30 ? std::max<int64_t>(0, clock - between(0, 3000))
                                                 : clock + between(0, 50);
-      run(ledger, story, Op::grant("g" + std::to_string(i), between(1, 400), start,
-                                   start + between(0, 4000)));
+      run(ledger, story,
+          Op::grant("g" + std::to_string(i), between(1, 400), start, start + between(0, 4000)));
     } else {
       const int64_t t = between(0, 9) == 0 ? std::max<int64_t>(0, clock - between(1, 500)) : clock;
-      accepted += run(ledger, story, Op::consume("c" + std::to_string(i), between(1, 60), t)).accepted;
+      accepted +=
+          run(ledger, story, Op::consume("c" + std::to_string(i), between(1, 60), t)).accepted;
     }
   }
   return accepted;

@@ -49,10 +49,9 @@ inline std::string engineName(const ::testing::TestParamInfo<gcl::EngineKind>& i
 
 }  // namespace gcl_test
 
-#define GCL_INSTANTIATE_FOR_BOTH_ENGINES(Suite)                                          \
-  INSTANTIATE_TEST_SUITE_P(Engines, Suite,                                               \
-                           ::testing::Values(gcl::EngineKind::kIncremental,              \
-                                             gcl::EngineKind::kReplay),                  \
-                           ::gcl_test::engineName)
+#define GCL_INSTANTIATE_FOR_BOTH_ENGINES(Suite)                                                   \
+  INSTANTIATE_TEST_SUITE_P(                                                                       \
+      Engines, Suite, ::testing::Values(gcl::EngineKind::kIncremental, gcl::EngineKind::kReplay), \
+      ::gcl_test::engineName)
 
 #endif  // GCL_TESTS_LEDGER_FIXTURE_H_

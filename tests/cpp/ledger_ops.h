@@ -16,11 +16,11 @@ namespace gcl_test {
 struct Op {
   // Grant lifecycle and pending consumptions (issue 6) only run on gcl::Ledger.
   enum class Kind { kAddGrant, kConsume, kVoidGrant, kSetGrantEnd, kSubmit, kCancelPending };
-  Kind kind;
+  Kind kind = Kind::kAddGrant;
   std::string id;
-  int64_t amount;   // grants, consumptions, submissions
-  int64_t time;     // startTime of a grant, timestamp of a consumption, new end of setGrantEnd
-  int64_t endTime;  // grants only
+  int64_t amount = 0;   // grants, consumptions, submissions
+  int64_t time = 0;     // startTime of a grant, timestamp of a consumption, new end of setGrantEnd
+  int64_t endTime = 0;  // grants only
 
   static Op grant(std::string id, int64_t amount, int64_t startTime, int64_t endTime) {
     return {Kind::kAddGrant, std::move(id), amount, startTime, endTime};
@@ -35,9 +35,7 @@ struct Op {
   static Op submit(std::string id, int64_t amount, int64_t timestamp) {
     return {Kind::kSubmit, std::move(id), amount, timestamp, 0};
   }
-  static Op cancelPending(std::string id) {
-    return {Kind::kCancelPending, std::move(id), 0, 0, 0};
-  }
+  static Op cancelPending(std::string id) { return {Kind::kCancelPending, std::move(id), 0, 0, 0}; }
   bool isGrant() const { return kind == Kind::kAddGrant; }
   bool isConsume() const { return kind == Kind::kConsume; }
   // An operation outside the original contract: the test model does not follow these.
@@ -102,7 +100,8 @@ inline Outcome applyLedgerOp(gcl::Ledger& ledger, const Op& op) {
     case Op::Kind::kCancelPending: {
       bool cancelled = false;
       outcome.status = ledger.cancelPending(op.id, &cancelled);
-      if (outcome.status == gcl::Status::kOk) outcome.detail = cancelled ? "cancelled" : "not queued";
+      if (outcome.status == gcl::Status::kOk)
+        outcome.detail = cancelled ? "cancelled" : "not queued";
       break;
     }
   }
@@ -110,8 +109,8 @@ inline Outcome applyLedgerOp(gcl::Ledger& ledger, const Op& op) {
   ledger.takeAcceptedPending(&letIn);
   for (const gcl::PendingConsumption& p : letIn) {
     if (!outcome.detail.empty()) outcome.detail += " ";
-    outcome.detail += "let in " + p.eventId + ":" + std::to_string(p.amount) + "@" +
-                      std::to_string(p.timestamp);
+    outcome.detail +=
+        "let in " + p.eventId + ":" + std::to_string(p.amount) + "@" + std::to_string(p.timestamp);
   }
   return outcome;
 }
@@ -129,9 +128,12 @@ inline std::string pendingText(const gcl::Ledger& ledger) {
 
 inline std::string outcomeText(const Op& op, const Outcome& outcome) {
   std::string text;
-  if (outcome.status != gcl::Status::kOk) text = gcl::statusName(outcome.status);
-  else if (op.hasEventId()) text = outcome.accepted ? "accepted" : "rejected";
-  else text = "OK";
+  if (outcome.status != gcl::Status::kOk)
+    text = gcl::statusName(outcome.status);
+  else if (op.hasEventId())
+    text = outcome.accepted ? "accepted" : "rejected";
+  else
+    text = "OK";
   return outcome.detail.empty() ? text : text + " " + outcome.detail;
 }
 
@@ -159,10 +161,10 @@ inline std::string cppLiteral(const std::string& bytes) {
 }
 
 inline std::string cppCall(const Op& op) {
-  const std::string id = op.id.size() > 40 && op.id.find_first_not_of(op.id[0]) == std::string::npos
-                             ? "std::string(" + std::to_string(op.id.size()) + ", '" +
-                                   std::string(1, op.id[0]) + "')"
-                             : cppLiteral(op.id);
+  const std::string id =
+      op.id.size() > 40 && op.id.find_first_not_of(op.id[0]) == std::string::npos
+          ? "std::string(" + std::to_string(op.id.size()) + ", '" + std::string(1, op.id[0]) + "')"
+          : cppLiteral(op.id);
   const std::string amount = std::to_string(op.amount), time = std::to_string(op.time);
   switch (op.kind) {
     case Op::Kind::kAddGrant:
@@ -170,27 +172,45 @@ inline std::string cppCall(const Op& op) {
              std::to_string(op.endTime) + ")";
     case Op::Kind::kConsume:
       return "ledger.consume(" + id + ", " + amount + ", " + time + ", &accepted)";
-    case Op::Kind::kVoidGrant: return "ledger.voidGrant(" + id + ", &change)";
-    case Op::Kind::kSetGrantEnd: return "ledger.setGrantEnd(" + id + ", " + time + ", &change)";
+    case Op::Kind::kVoidGrant:
+      return "ledger.voidGrant(" + id + ", &change)";
+    case Op::Kind::kSetGrantEnd:
+      return "ledger.setGrantEnd(" + id + ", " + time + ", &change)";
     case Op::Kind::kSubmit:
       return "ledger.submit(" + id + ", " + amount + ", " + time + ", &submitted)";
-    case Op::Kind::kCancelPending: return "ledger.cancelPending(" + id + ", &cancelled)";
+    case Op::Kind::kCancelPending:
+      return "ledger.cancelPending(" + id + ", &cancelled)";
   }
   return "";
 }
 
-// Times at which a balance can differ from its neighbours, plus the ends of the range.
+// Both sides of every time at which a balance can change (a grant's start, the time after
+// its end, a consumption), plus the ends of the range.
 inline std::vector<int64_t> probeTimes(const std::vector<Op>& ops) {
   std::vector<int64_t> times{0, gcl::kMaxSafeInteger};
-  auto add = [&](int64_t t) {
-    for (int64_t d = -1; d <= 1; ++d) {
-      if (t >= -d && t <= gcl::kMaxSafeInteger - d) times.push_back(t + d);
-    }
+  auto add = [&](int64_t t) {  // the last time before a change at t, and t
+    if (t >= 1 && t <= gcl::kMaxSafeInteger) times.push_back(t - 1);
+    if (t >= 0 && t <= gcl::kMaxSafeInteger) times.push_back(t);
+  };
+  auto addEnd = [&](int64_t end) {  // the balance changes after an end
+    if (end >= -1 && end < gcl::kMaxSafeInteger) add(end + 1);
   };
   for (const Op& op : ops) {
-    if (op.kind == Op::Kind::kVoidGrant || op.kind == Op::Kind::kCancelPending) continue;
-    add(op.time);
-    if (op.isGrant()) add(op.endTime);
+    switch (op.kind) {
+      case Op::Kind::kAddGrant:
+        add(op.time);
+        addEnd(op.endTime);
+        break;
+      case Op::Kind::kSetGrantEnd:
+        addEnd(op.time);
+        break;
+      case Op::Kind::kConsume:
+      case Op::Kind::kSubmit:
+        add(op.time);
+        break;
+      default:
+        break;
+    }
   }
   std::sort(times.begin(), times.end());
   times.erase(std::unique(times.begin(), times.end()), times.end());

@@ -15,9 +15,9 @@ namespace gcl_test {
 struct Snapshot {
   size_t grantCount = 0;
   size_t consumptionCount = 0;
-  std::vector<gcl::Status> balanceStatus;  // per probe time
-  std::vector<int64_t> balances;           // per probe time
-  std::vector<gcl::Status> allocationStatus;               // per probe id
+  std::vector<gcl::Status> balanceStatus;                 // per probe time
+  std::vector<int64_t> balances;                          // per probe time
+  std::vector<gcl::Status> allocationStatus;              // per probe id
   std::vector<std::vector<gcl::Allocation>> allocations;  // per probe id
   gcl::Status curveStatus = gcl::Status::kOk;
   std::vector<gcl::BalancePoint> curve;  // over the whole time range
@@ -86,11 +86,10 @@ inline std::string firstDifference(const Snapshot& a, const char* aName, const S
   }
   for (size_t i = 0; i < times.size(); ++i) {
     if (a.balanceStatus[i] != b.balanceStatus[i] || a.balances[i] != b.balances[i]) {
-      return both("getBalance(" + std::to_string(times[i]) + ")",
-                  std::string(gcl::statusName(a.balanceStatus[i])) + " " +
-                      std::to_string(a.balances[i]),
-                  std::string(gcl::statusName(b.balanceStatus[i])) + " " +
-                      std::to_string(b.balances[i]));
+      return both(
+          "getBalance(" + std::to_string(times[i]) + ")",
+          std::string(gcl::statusName(a.balanceStatus[i])) + " " + std::to_string(a.balances[i]),
+          std::string(gcl::statusName(b.balanceStatus[i])) + " " + std::to_string(b.balances[i]));
     }
   }
   for (size_t i = 0; i < ids.size(); ++i) {
@@ -118,8 +117,7 @@ inline std::string selfInconsistency(const Snapshot& s, const std::vector<int64_
   }
   for (size_t i = 1; i < s.curve.size(); ++i) {
     if (s.curve[i].time <= s.curve[i - 1].time || s.curve[i].balance == s.curve[i - 1].balance) {
-      return "balanceCurve point " + std::to_string(i) + " is not a change: " +
-             curveText(s.curve);
+      return "balanceCurve point " + std::to_string(i) + " is not a change: " + curveText(s.curve);
     }
   }
   size_t point = 0;

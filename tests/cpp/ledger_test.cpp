@@ -1,5 +1,7 @@
 // The behaviour SEMANTICS.md defines, example by example, on both engines. Inputs the
 // ledger refuses are in bad_input_test.cpp; random sequences in differential_test.cpp.
+#include "gpu_credit_ledger/ledger.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "gpu_credit_ledger/ledger.h"
 #include "gtest_printers.h"
 #include "ledger_fixture.h"
 
@@ -121,8 +122,7 @@ TEST_P(SemanticsTest, EqualEndTimesCompareIdsByCodePointNotUtf16) {
   grant(eAcute, 10, 0, 10);
   grant("Z", 10, 0, 10);
   EXPECT_TRUE(consume("c", 35, 2));
-  EXPECT_EQ(allocations("c"),
-            (Allocations{{"Z", 10}, {eAcute, 10}, {halfwidth, 10}, {emoji, 5}}));
+  EXPECT_EQ(allocations("c"), (Allocations{{"Z", 10}, {eAcute, 10}, {halfwidth, 10}, {emoji, 5}}));
 }
 
 TEST_P(SemanticsTest, IdsAreBytesSoAnEmbeddedNulIsADifferentId) {

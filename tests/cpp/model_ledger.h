@@ -171,7 +171,7 @@ class ModelLedger {
     return true;
   }
 
-  std::vector<Grant> grants_;  // in draw order
+  std::vector<Grant> grants_;              // in draw order
   std::vector<Consumption> consumptions_;  // accepted, in acceptance order
 };
 

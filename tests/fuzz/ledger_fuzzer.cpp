@@ -3,7 +3,8 @@
 // the incremental engine, the reference replay and the test model. After every call it
 // traps unless all three agree on the outcome and on every observable value (balances at
 // every interesting time, allocations of every id, the curve, counts), the incremental
-// engine's state is self-consistent, and a call that added nothing changed nothing.
+// engine's state is self-consistent, and a call that could not change the ledger (refused,
+// rejected, a retry, a refused lifecycle change, a queued submission) changed nothing.
 //
 // Issue 6's grant lifecycle and pending consumptions are in the stream too; the model
 // only follows the original contract, so it drops out at the first of those.
@@ -13,6 +14,7 @@
 // 5 repeat(back, tweak); 6 query(kind, ...); 7 the same as 2-4 or 0-1 with an id taken
 // from the other namespace; 8 voidGrant(id); 9 setGrantEnd(id, end); 10 submit(id,
 // amount, time); 11 cancelPending(id). Numbers and ids start with a selector byte.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -64,26 +66,50 @@ class Decoder {
                                        kMaxSafeInteger / 2};
     const uint8_t s = byte();
     switch (s % 8) {
-      case 1: return byte();
-      case 2: return littleEndian(2);
-      case 3: return kMaxSafeInteger - (s >> 3);
-      case 4: return specials[(s >> 3) % 8];
-      case 5: return static_cast<int64_t>(littleEndian(8));
-      case 6: return littleEndian(4);
-      default: return s >> 3;
+      case 1:
+        return byte();
+      case 2:
+        return littleEndian(2);
+      case 3:
+        return kMaxSafeInteger - (s >> 3);
+      case 4:
+        return specials[(s >> 3) % 8];
+      case 5:
+        return static_cast<int64_t>(littleEndian(8));
+      case 6:
+        return littleEndian(4);
+      default:
+        return s >> 3;
     }
   }
 
   // Selector s, then: s%4 = 0 or 3: a valid id from a table; 1: (s>>2)%16 raw bytes;
   // 2: an invalid id from a table.
   std::string id() {
-    static const std::vector<std::string> valid{
-        "a",  "b",  "c",  "g1", "g2", "c1", "c2", "Z",
-        "\xC3\xA9", "\xEF\xBD\xB1", "\xF0\x9F\x98\x80", std::string("a\0", 2),
-        "aa", "ab", "x",  std::string(gcl::kMaxIdBytes, 'y')};
-    static const std::vector<std::string> invalid{
-        "", std::string(gcl::kMaxIdBytes + 1, 'y'), "\xED\xA0\x80", "\xC0\x80",
-        "\xE2\x82", "\xF4\x90\x80\x80", "\xFF", "a\x80"};
+    static const std::vector<std::string> valid{"a",
+                                                "b",
+                                                "c",
+                                                "g1",
+                                                "g2",
+                                                "c1",
+                                                "c2",
+                                                "Z",
+                                                "\xC3\xA9",
+                                                "\xEF\xBD\xB1",
+                                                "\xF0\x9F\x98\x80",
+                                                std::string("a\0", 2),
+                                                "aa",
+                                                "ab",
+                                                "x",
+                                                std::string(gcl::kMaxIdBytes, 'y')};
+    static const std::vector<std::string> invalid{"",
+                                                  std::string(gcl::kMaxIdBytes + 1, 'y'),
+                                                  "\xED\xA0\x80",
+                                                  "\xC0\x80",
+                                                  "\xE2\x82",
+                                                  "\xF4\x90\x80\x80",
+                                                  "\xFF",
+                                                  "a\x80"};
     const uint8_t s = byte();
     switch (s % 4) {
       case 1: {
@@ -91,8 +117,10 @@ class Decoder {
         for (int n = (s >> 2) % 16; n > 0; --n) raw += static_cast<char>(byte());
         return raw;
       }
-      case 2: return invalid[(s >> 2) % invalid.size()];
-      default: return valid[(s >> 2) % valid.size()];
+      case 2:
+        return invalid[(s >> 2) % invalid.size()];
+      default:
+        return valid[(s >> 2) % valid.size()];
     }
   }
 
@@ -117,13 +145,16 @@ std::vector<Call> decode(const uint8_t* data, size_t size) {
     const uint8_t code = in.byte();
     Call call;
     switch (code % 12) {
-      case 0: case 1: {
+      case 0:
+      case 1: {
         std::string id = in.id();
         const int64_t amount = in.number(), start = in.number();
         call.op = Op::grant(std::move(id), amount, start, in.number());
         break;
       }
-      case 2: case 3: case 4: {
+      case 2:
+      case 3:
+      case 4: {
         std::string id = in.id();
         const int64_t amount = in.number();
         call.op = Op::consume(std::move(id), amount, in.number());
@@ -134,10 +165,17 @@ std::vector<Call> decode(const uint8_t* data, size_t size) {
         if (history.empty()) continue;
         call.op = history[history.size() - 1 - back % history.size()];
         switch (tweak % 4) {
-          case 1: call.op.amount ^= 1; break;
-          case 2: call.op.time ^= 1; break;
-          case 3: call.op.endTime ^= 1; break;
-          default: break;  // an identical retry
+          case 1:
+            call.op.amount ^= 1;
+            break;
+          case 2:
+            call.op.time ^= 1;
+            break;
+          case 3:
+            call.op.endTime ^= 1;
+            break;
+          default:
+            break;  // an identical retry
         }
         break;
       }
@@ -151,7 +189,9 @@ std::vector<Call> decode(const uint8_t* data, size_t size) {
         if (kind % 3 == 2) call.query = {Query::Kind::kAllocations, 0, 0, in.id()};
         break;
       }
-      case 8: call.op = Op::voidGrant(in.id()); break;
+      case 8:
+        call.op = Op::voidGrant(in.id());
+        break;
       case 9: {
         std::string id = in.id();
         call.op = Op::setGrantEnd(std::move(id), in.number());
@@ -163,7 +203,9 @@ std::vector<Call> decode(const uint8_t* data, size_t size) {
         call.op = Op::submit(std::move(id), amount, in.number());
         break;
       }
-      case 11: call.op = Op::cancelPending(in.id()); break;
+      case 11:
+        call.op = Op::cancelPending(in.id());
+        break;
       default: {
         const uint8_t pick = in.byte();
         const bool asGrant = pick & 1;
@@ -186,8 +228,10 @@ std::vector<Call> decode(const uint8_t* data, size_t size) {
 
 std::string callText(const Call& c) {
   switch (c.query.kind) {
-    case Query::Kind::kNone: return gcl_test::cppCall(c.op);
-    case Query::Kind::kBalance: return "ledger.getBalance(" + std::to_string(c.query.from) + ", &b)";
+    case Query::Kind::kNone:
+      return gcl_test::cppCall(c.op);
+    case Query::Kind::kBalance:
+      return "ledger.getBalance(" + std::to_string(c.query.from) + ", &b)";
     case Query::Kind::kCurve:
       return "ledger.balanceCurve(" + std::to_string(c.query.from) + ", " +
              std::to_string(c.query.to) + ", &points)";
@@ -260,6 +304,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       ids.push_back(call.query.id);
     }
   }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   const std::vector<int64_t> times = gcl_test::probeTimes(ops);
 
   gcl::Ledger fast(gcl::EngineKind::kIncremental);
@@ -293,14 +339,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                    gcl_test::outcomeText(op, modelSays));
     }
     if (gcl_test::pendingText(fast) != gcl_test::pendingText(reference)) {
-      mismatch(calls, i, "pending: fast" + gcl_test::pendingText(fast) + ", reference" +
-                             gcl_test::pendingText(reference));
+      mismatch(calls, i,
+               "pending: fast" + gcl_test::pendingText(fast) + ", reference" +
+                   gcl_test::pendingText(reference));
     }
 
     const gcl_test::Snapshot now = gcl_test::takeSnapshot(fast, times, ids);
     const gcl_test::Snapshot ref = gcl_test::takeSnapshot(reference, times, ids);
     std::string diff = gcl_test::firstDifference(now, "fast", ref, "reference", times, ids);
-    if (diff.empty() && modelActive) {
+    // The model checks the reference, not the fast engine: every few calls is plenty.
+    if (diff.empty() && modelActive && (i % 4 == 3 || i + 1 == calls.size())) {
       diff = gcl_test::firstDifference(gcl_test::takeSnapshot(model, times, ids), "model", ref,
                                        "reference", times, ids);
     }
