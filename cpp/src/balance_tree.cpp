@@ -35,7 +35,7 @@ BalanceTree::Split BalanceTree::insert(uint32_t node, int level, int64_t time, i
     leaf.time[j] = time;
     leaf.delta[j] = delta;
     ++leaf.count;
-    return leaf.count == kLeafSize ? splitLeaf(node) : Split{};
+    return leaf.count == kLeafSize ? splitLeaf(node, j) : Split{};
   }
   Inner& inner = inners_[node];
   const int i = route(inner, time);
@@ -53,15 +53,22 @@ BalanceTree::Split BalanceTree::insert(uint32_t node, int level, int64_t time, i
   parent.sum[i + 1] = split.sum;
   parent.child[i + 1] = split.node;
   ++parent.count;
-  return parent.count == kFanout ? splitInner(node) : Split{};
+  return parent.count == kFanout ? splitInner(node, i + 1) : Split{};
 }
 
-BalanceTree::Split BalanceTree::splitLeaf(uint32_t node) {
+int BalanceTree::splitPoint(int count, int inserted) {
+  // Keys arrive mostly in time order, just before a few keys further ahead (grant ends).
+  // Splitting where the new key went leaves the older keys in a full node that will rarely
+  // change again; a split in the middle would leave every node half empty.
+  return std::max(count / 2, std::min(inserted, count - 1));
+}
+
+BalanceTree::Split BalanceTree::splitLeaf(uint32_t node, int inserted) {
   leaves_.emplace_back();
   const auto right = static_cast<uint32_t>(leaves_.size() - 1);
   Leaf& left = leaves_[node];
   Leaf& fresh = leaves_[right];
-  const int keep = left.count / 2;
+  const int keep = splitPoint(left.count, inserted);
   fresh.count = left.count - keep;
   std::copy(left.time + keep, left.time + left.count, fresh.time);
   std::copy(left.delta + keep, left.delta + left.count, fresh.delta);
@@ -73,12 +80,12 @@ BalanceTree::Split BalanceTree::splitLeaf(uint32_t node) {
   return {right, fresh.time[0], sum};
 }
 
-BalanceTree::Split BalanceTree::splitInner(uint32_t node) {
+BalanceTree::Split BalanceTree::splitInner(uint32_t node, int inserted) {
   inners_.emplace_back();
   const auto right = static_cast<uint32_t>(inners_.size() - 1);
   Inner& left = inners_[node];
   Inner& fresh = inners_[right];
-  const int keep = left.count / 2;
+  const int keep = splitPoint(left.count, inserted);
   fresh.count = left.count - keep;
   std::copy(left.first + keep, left.first + left.count, fresh.first);
   std::copy(left.sum + keep, left.sum + left.count, fresh.sum);

@@ -58,8 +58,11 @@ class BalanceTree {
   };
 
   Split insert(uint32_t node, int level, int64_t time, int64_t delta);
-  Split splitLeaf(uint32_t node);
-  Split splitInner(uint32_t node);
+  // A full node moves its keys from `splitPoint` on to a new right sibling; `inserted` is
+  // where the key (or child) that filled it went.
+  static int splitPoint(int count, int inserted);
+  Split splitLeaf(uint32_t node, int inserted);
+  Split splitInner(uint32_t node, int inserted);
   // The child of `inner` whose keys would hold `time` (the first child if all are later).
   static int route(const Inner& inner, int64_t time) {
     const int64_t* after = std::upper_bound(inner.first, inner.first + inner.count, time);

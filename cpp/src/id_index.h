@@ -30,7 +30,8 @@ class IdIndex {
 
   // Appends an id known to be absent and returns its index.
   uint32_t add(std::string_view id) {
-    if ((size() + 1) * 2 > slots_.size()) grow();
+    // Up to 70% full: the tags keep probes cheap, and slots are a large share of memory.
+    if ((size() + 1) * 10 > slots_.size() * 7) grow();
     const auto index = static_cast<uint32_t>(size());
     arena_.append(id);
     ends_.push_back(arena_.size());
