@@ -83,7 +83,10 @@ Result run(const Workload& workload, const Ids& ids, gcl::EngineKind kind, doubl
   return result;
 }
 
-int repeatsFor(const Workload& workload) { return workload.ops.size() <= 100000 ? 3 : 1; }
+int repeatsFor(const Workload& workload) {
+  if (workload.ops.size() <= 10000) return 5;
+  return workload.ops.size() <= 100000 ? 3 : 1;
+}
 
 void writeOps(const Workload& workload, const std::string& path) {
   std::ofstream out(path, std::ios::binary);
@@ -107,7 +110,7 @@ int main(int argc, char** argv) {
   const std::string outDir = argv[1];
   const bool quick = argc > 2 && std::string(argv[2]) == "--quick";
   std::vector<Workload> workloads = gcl::bench::standardWorkloads(!quick);
-  std::printf("native (g++ -O3), best of 3 runs up to 10^5 ops, else one; reference = full replay per call, one run, stopped at 60 s\n");
+  std::printf("native (g++ -O3), best of 5 runs up to 10^4 ops, of 3 up to 10^5, else one; reference = full replay per call, one run, stopped at 60 s\n");
   std::printf("%-22s %10s %12s %9s %10s %12s %9s\n", "workload", "ops", "ops/s", "us/op",
               "bytes/ev", "ref s", "speed-up");
   std::ofstream json(outDir + "/native.json");
@@ -115,7 +118,7 @@ int main(int argc, char** argv) {
   for (size_t w = 0; w < workloads.size(); ++w) {
     const Workload& workload = workloads[w];
     const Ids ids = makeIds(workload);
-    // Best of three for the small workloads, where one cold run is mostly warm-up.
+    // Best of several for the small workloads, where one cold run is mostly warm-up.
     Result fast = run(workload, ids, gcl::EngineKind::kIncremental, 0);
     for (int again = 1; again < repeatsFor(workload); ++again) {
       const Result next = run(workload, ids, gcl::EngineKind::kIncremental, 0);

@@ -49,9 +49,10 @@ let mismatches = 0;
 for (const workload of native) {
   if (!workload.file) continue;
   const ops = loadOps(workload.file);
-  // Best of three up to 10^5 ops (as natively): the first run is mostly JIT warm-up.
+  // Best of 5 up to 10^4 ops, of 3 up to 10^5 (as natively): the first run is mostly JIT warm-up.
+  const repeats = ops.count <= 10000 ? 5 : ops.count <= 100000 ? 3 : 1;
   let result = run(ops);
-  for (let again = 1; again < (ops.count <= 100000 ? 3 : 1); again++) {
+  for (let again = 1; again < repeats; again++) {
     const next = run(ops);
     if (next.seconds < result.seconds) result = next;
   }

@@ -22,13 +22,14 @@ void IncrementalEngine::addGrant(uint32_t grant) {
 }
 
 bool IncrementalEngine::consume(int64_t amount, int64_t timestamp) {
+  if (timestamp >= headTime_) return consumeAtHead(amount, timestamp);
   // Every accepted consumption at or before `timestamp` was already funded out of the
   // grants valid then, so the balance at `timestamp` bounds what the new one can get.
   if (balances_.at(timestamp) < amount) return false;
   const uint32_t handle = pushConsumption(amount, timestamp);
-  const bool accepted = timestamp >= headTime_ ? consumeAtHead(handle) : consumeBackdated(handle);
-  if (!accepted) popConsumption();
-  return accepted;
+  if (consumeBackdated(handle)) return true;
+  popConsumption();
+  return false;
 }
 
 uint32_t IncrementalEngine::pushConsumption(int64_t amount, int64_t timestamp) {
@@ -46,20 +47,22 @@ void IncrementalEngine::popConsumption() {
   touchSlot_.pop_back();
 }
 
-bool IncrementalEngine::consumeAtHead(uint32_t c) {
-  // Last in replay order: it sees every grant's leftover, and the balance check above
-  // already proved those cover it.
-  advanceHead(timestamp_[c]);
-  int64_t need = amount_[c];
+bool IncrementalEngine::consumeAtHead(int64_t amount, int64_t timestamp) {
+  // Last in replay order: it sees every grant's leftover. Moving the head to `timestamp`
+  // stands even if it is rejected, since no accepted consumption lies after it.
+  advanceHead(timestamp);
+  dropSpentLive();
+  // Usually the first live grant covers it; otherwise the balance at the head, which is the
+  // sum of the leftovers of the grants valid there, decides.
+  if (live_.empty()) return false;
+  if (leftover(live_.top()) < amount && balances_.at(timestamp) < amount) return false;
+  const uint32_t c = pushConsumption(amount, timestamp);
+  int64_t need = amount;
   fresh_.clear();
   while (need > 0) {
+    dropSpentLive();
     assert(!live_.empty());
     const uint32_t g = live_.top();
-    if (grants_.endTime[g] < timestamp_[c] || leftover(g) <= 0) {
-      live_.pop();
-      live_flag_[g] = 0;
-      continue;
-    }
     const int64_t take = std::min(need, leftover(g));
     fresh_.push_back({g, take});
     need -= take;
@@ -336,6 +339,14 @@ void IncrementalEngine::advanceHead(int64_t timestamp) {
     } else {
       live_flag_[g] = 0;
     }
+  }
+}
+
+void IncrementalEngine::dropSpentLive() {
+  while (!live_.empty() &&
+         (grants_.endTime[live_.top()] < headTime_ || leftover(live_.top()) <= 0)) {
+    live_flag_[live_.top()] = 0;
+    live_.pop();
   }
 }
 

@@ -80,7 +80,7 @@ class IncrementalEngine final : public Engine {
   uint32_t pushConsumption(int64_t amount, int64_t timestamp);
   void popConsumption();
 
-  bool consumeAtHead(uint32_t handle);
+  bool consumeAtHead(int64_t amount, int64_t timestamp);
   // With commit false, always rolls back and only reports whether it would be accepted.
   bool consumeBackdated(uint32_t handle, bool commit = true);
   void spreadGrant(uint32_t grant);
@@ -107,6 +107,8 @@ class IncrementalEngine final : public Engine {
   void insertDrawer(uint32_t g, uint32_t c);
   void advanceHead(int64_t timestamp);
   void revive(uint32_t g);
+  // Pops expired and exhausted grants off the top of live_.
+  void dropSpentLive();
 
   const GrantTable& grants_;
   // Per consumption, by handle (acceptance order).
@@ -124,7 +126,7 @@ class IncrementalEngine final : public Engine {
   // Grants valid at the head time with credit left (lazily cleaned), and those not yet started.
   std::priority_queue<uint32_t, std::vector<uint32_t>, LiveOrder> live_;
   std::priority_queue<uint32_t, std::vector<uint32_t>, StartOrder> pending_{StartOrder{&grants_}};
-  int64_t headTime_ = -1;  // latest accepted consumption timestamp
+  int64_t headTime_ = -1;  // the time live_ describes: at or after every accepted consumption
   BalanceTree balances_;
   // Scratch for one backdated consumption: who was touched and their draws before.
   std::vector<Snapshot> touched_;
