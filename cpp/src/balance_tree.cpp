@@ -58,9 +58,10 @@ BalanceTree::Split BalanceTree::insert(uint32_t node, int level, int64_t time, i
 
 int BalanceTree::splitPoint(int count, int inserted) {
   // Keys arrive mostly in time order, just before a few keys further ahead (grant ends).
-  // Splitting where the new key went leaves the older keys in a full node that will rarely
-  // change again; a split in the middle would leave every node half empty.
-  return std::max(count / 2, std::min(inserted, count - 1));
+  // Splitting where such a key went leaves the older keys in a full node that will rarely
+  // change again, where a split in the middle would leave every node half empty. Keys
+  // that land anywhere else split in the middle, as random ones should.
+  return inserted >= count * 3 / 4 ? std::min(inserted, count - 1) : count / 2;
 }
 
 BalanceTree::Split BalanceTree::splitLeaf(uint32_t node, int inserted) {

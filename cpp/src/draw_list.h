@@ -1,9 +1,10 @@
 // A consumption's draws in draw order. Most consumptions draw from one grant, so one draw
-// is stored inline and only longer lists allocate. 16 bytes: this array is a large share
-// of the engine's memory.
+// is stored inline and only longer lists allocate, exactly as long as they are. 16 bytes:
+// this array is a large share of the engine's memory.
 #ifndef GPU_CREDIT_LEDGER_DRAW_LIST_H_
 #define GPU_CREDIT_LEDGER_DRAW_LIST_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -14,13 +15,15 @@ namespace gcl {
 class DrawList {
  public:
   DrawList() = default;
-  DrawList(DrawList&& other) noexcept : grant_(other.grant_), amount_(other.amount_) {
+  DrawList(DrawList&& other) noexcept
+      : grant_(other.grant_), count_(other.count_), amount_(other.amount_) {
     other.grant_ = kNone;
   }
   DrawList& operator=(DrawList&& other) noexcept {
     if (this != &other) {
       release();
       grant_ = other.grant_;
+      count_ = other.count_;
       amount_ = other.amount_;
       other.grant_ = kNone;
     }
@@ -30,20 +33,22 @@ class DrawList {
   DrawList& operator=(const DrawList&) = delete;
   ~DrawList() { release(); }
 
-  size_t size() const { return grant_ == kSpilled ? more_->size() : (grant_ == kNone ? 0 : 1); }
+  size_t size() const { return grant_ == kSpilled ? count_ : (grant_ == kNone ? 0 : 1); }
   bool empty() const { return grant_ == kNone; }
-  Draw operator[](size_t i) const { return grant_ == kSpilled ? (*more_)[i] : Draw{grant_, amount_}; }
+  Draw operator[](size_t i) const { return grant_ == kSpilled ? more_[i] : Draw{grant_, amount_}; }
   Draw back() const { return (*this)[size() - 1]; }
 
   void assign(const std::vector<Draw>& draws) {
-    if (draws.size() > 1 && grant_ == kSpilled) {
-      more_->assign(draws.begin(), draws.end());  // re-drawn lists keep their allocation
+    if (draws.size() > 1 && grant_ == kSpilled && draws.size() == count_) {
+      std::copy(draws.begin(), draws.end(), more_);  // a re-draw often keeps the length
       return;
     }
     release();
     if (draws.size() > 1) {
       grant_ = kSpilled;
-      more_ = new std::vector<Draw>(draws);
+      count_ = static_cast<uint32_t>(draws.size());
+      more_ = new Draw[draws.size()];
+      std::copy(draws.begin(), draws.end(), more_);
     } else if (draws.size() == 1) {
       grant_ = draws[0].grant;
       amount_ = draws[0].amount;
@@ -60,9 +65,7 @@ class DrawList {
     }
     return 0;
   }
-  size_t heapBytes() const {
-    return grant_ == kSpilled ? sizeof(*more_) + more_->capacity() * sizeof(Draw) : 0;
-  }
+  size_t heapBytes() const { return grant_ == kSpilled ? count_ * sizeof(Draw) : 0; }
 
  private:
   // Grant indexes stay far below these (Ledger::kMaxEvents).
@@ -70,14 +73,15 @@ class DrawList {
   static constexpr uint32_t kSpilled = UINT32_MAX - 1;
 
   void release() {
-    if (grant_ == kSpilled) delete more_;
+    if (grant_ == kSpilled) delete[] more_;
     grant_ = kNone;
   }
 
   uint32_t grant_ = kNone;  // the one draw's grant, kNone, or kSpilled
+  uint32_t count_ = 0;      // kSpilled: the list's length (this word is padding otherwise)
   union {
-    int64_t amount_ = 0;          // the one draw's amount
-    std::vector<Draw>* more_;     // kSpilled: the whole list, owned
+    int64_t amount_ = 0;  // the one draw's amount
+    Draw* more_;          // kSpilled: the whole list, owned, exactly count_ long
   };
 };
 
