@@ -5,6 +5,7 @@
 #define GPU_CREDIT_LEDGER_ENGINE_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "gpu_credit_ledger/ledger.h"
@@ -68,6 +69,9 @@ class Engine {
   // The earliest t >= from with balance(t) < threshold, or -1.
   virtual int64_t nextBelow(int64_t threshold, int64_t from) const = 0;
 };
+
+// An empty engine of the given kind over `grants` (defined in ledger.cpp).
+std::unique_ptr<Engine> makeEngine(EngineKind kind, const GrantTable& grants);
 
 }  // namespace gcl
 

@@ -6,20 +6,10 @@
 
 #include "engine.h"
 #include "gpu_credit_ledger/ledger.h"
-#include "incremental_engine.h"
 #include "replay_check.h"
-#include "replay_engine.h"
 #include "value_checks.h"
 
 namespace gcl {
-namespace {
-
-std::unique_ptr<Engine> emptyEngine(EngineKind kind, const GrantTable& grants) {
-  if (kind == EngineKind::kReplay) return std::make_unique<ReplayEngine>(grants);
-  return std::make_unique<IncrementalEngine>(grants);
-}
-
-}  // namespace
 
 Status Ledger::voidGrant(std::string_view grantId, GrantChange* out) {
   *out = {};
@@ -71,7 +61,7 @@ void Ledger::rebuildWith(std::unique_ptr<GrantTable> table, int64_t total, Grant
   // Fed in replay order, every consumption is an in-order append (cheap for the
   // incremental engine) and keeps its place: equal timestamps stay in acceptance order.
   // Each prefix of a fundable set is fundable, so all are accepted again.
-  auto engine = emptyEngine(engine_->kind(), *table);
+  auto engine = makeEngine(engine_->kind(), *table);
   auto ids = std::make_unique<IdIndex>();
   for (uint32_t g = 0; g < table->size(); ++g) engine->addGrant(g);
   for (size_t i = 0; i < order.size(); ++i) {

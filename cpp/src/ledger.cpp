@@ -8,14 +8,11 @@
 #include "value_checks.h"
 
 namespace gcl {
-namespace {
 
 std::unique_ptr<Engine> makeEngine(EngineKind kind, const GrantTable& grants) {
   if (kind == EngineKind::kReplay) return std::make_unique<ReplayEngine>(grants);
   return std::make_unique<IncrementalEngine>(grants);
 }
-
-}  // namespace
 
 const char* statusName(Status status) {
   switch (status) {
