@@ -1,21 +1,12 @@
 // Every edge case named in SEMANTICS.md, through the package entry point.
 // Object lifetime and the async loader are in lifetime.test.js.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GPULedger, LedgerError } from 'gpu-credit-ledger';
-import { snapshot, thrown } from './helpers.js';
+import { snapshot, thrown, trackedLedgers } from './helpers.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
-let ledgers = [];
-function newLedger() {
-  const ledger = new GPULedger();
-  ledgers.push(ledger);
-  return ledger;
-}
-afterEach(() => {
-  for (const ledger of ledgers) ledger.dispose();
-  ledgers = [];
-});
+const newLedger = trackedLedgers();
 
 describe('grant windows are inclusive', () => {
   it('accepts a draw at startTime and at endTime', () => {

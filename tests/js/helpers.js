@@ -1,5 +1,6 @@
 // Shared test helpers: a seeded PRNG, error capture, and a ledger snapshot.
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
+import { GPULedger } from 'gpu-credit-ledger';
 
 export const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
@@ -46,4 +47,18 @@ export function snapshot(ledger, { times, eventIds, from = 0, to = 100 }) {
 
 export function expectUnchanged(ledger, before, options) {
   expect(snapshot(ledger, options)).toEqual(before);
+}
+
+// Returns newLedger(): a GPULedger disposed after each test of the calling file.
+export function trackedLedgers() {
+  let ledgers = [];
+  afterEach(() => {
+    for (const ledger of ledgers) ledger.dispose();
+    ledgers = [];
+  });
+  return function newLedger() {
+    const ledger = new GPULedger();
+    ledgers.push(ledger);
+    return ledger;
+  };
 }

@@ -1,19 +1,10 @@
 // Object lifetime (dispose, Symbol.dispose, DISPOSED) and the async loader entry.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GPULedger, LedgerError } from 'gpu-credit-ledger';
 import { loadLedger } from 'gpu-credit-ledger/load';
-import { disposeSymbol, thrown } from './helpers.js';
+import { disposeSymbol, thrown, trackedLedgers } from './helpers.js';
 
-let ledgers = [];
-function newLedger() {
-  const ledger = new GPULedger();
-  ledgers.push(ledger);
-  return ledger;
-}
-afterEach(() => {
-  for (const ledger of ledgers) ledger.dispose();
-  ledgers = [];
-});
+const newLedger = trackedLedgers();
 
 describe('lifetime', () => {
   const methods = [

@@ -1,5 +1,6 @@
 // The event log: every call, newest first, with its outcome and what it did.
 import { formatNumber } from './charts.js';
+import { CALL_FIELDS } from './scenario.js';
 
 const SHOWN = 200;
 
@@ -9,22 +10,13 @@ export const fundedBy = (allocations) =>
   allocations.map((a) => `<b>${escape(a.grantId)}</b>&nbsp;(${formatNumber(a.amount)})`).join(', ');
 const plainFundedBy = (allocations) => allocations.map((a) => `${a.grantId} ${formatNumber(a.amount)}`).join(' + ');
 
-const ARG_ORDER = {
-  addGrant: ['grantId', 'amount', 'startTime', 'endTime'],
-  consume: ['eventId', 'amount', 'timestamp'],
-  submit: ['eventId', 'amount', 'timestamp'],
-  cancelPending: ['eventId'],
-  voidGrant: ['grantId'],
-  setGrantEnd: ['grantId', 'endTime'],
-  getBalance: ['timestamp'],
-};
 
 function callText({ op, ...args }) {
   // Not a call: the ledger's onPendingAccepted listener reporting a queued consumption let in.
   if (op === 'acceptPending') return `queued ${arg(args.eventId)} let in`;
   // Consumptions go through tryConsume, which says why it rejects.
   const name = op === 'consume' ? 'tryConsume' : op;
-  return `${name}(${(ARG_ORDER[op] ?? []).map((k) => arg(args[k])).join(', ')})`;
+  return `${name}(${(CALL_FIELDS[op] ?? []).map((k) => arg(args[k])).join(', ')})`;
 }
 
 /** "c_late", in bold; what a refusal names as the consumption it would leave unfunded. */

@@ -222,7 +222,8 @@ export function toJson({ ops, cursor }) {
   return JSON.stringify({ format: JSON_FORMAT, cursor, calls }, null, 1);
 }
 
-const CALL_FIELDS = {
+// The arguments of each recorded call, in call order (also the log's display order).
+export const CALL_FIELDS = {
   addGrant: ['grantId', 'amount', 'startTime', 'endTime'],
   consume: ['eventId', 'amount', 'timestamp'],
   submit: ['eventId', 'amount', 'timestamp'],
