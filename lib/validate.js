@@ -1,5 +1,5 @@
 // Every argument is checked here, before it reaches WASM, so that each rule of
-// SEMANTICS.md has one place and one message.
+// the contract (README, "Semantics in short" and "Errors") has one place and one message.
 export const MAX_SAFE = Number.MAX_SAFE_INTEGER; // 2^53 - 1
 export const MAX_ID_BYTES = 1024;
 
