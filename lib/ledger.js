@@ -1,5 +1,5 @@
 import { LedgerError } from './errors.js';
-import { installPreviews, notifyAcceptedPending } from './previews.js';
+import { installPreviews, notifyAcceptedPending, readAllocations } from './previews.js';
 import { readSnapshot, writeSnapshot } from './snapshot.js';
 import { MAX_ID_BYTES, checkAmount, checkId, checkTime, checkWindow } from './validate.js';
 
@@ -112,9 +112,7 @@ export function makeApi(module) {
       checkId('allocations', 'eventId', eventId);
       const flat = handle.allocations(writeId(this.#idAddress, eventId));
       if (flat === null) return null;
-      const out = [];
-      for (let i = 0; i < flat.length; i += 2) out.push({ grantId: flat[i], amount: flat[i + 1] });
-      return out;
+      return readAllocations(flat, 0, flat.length / 2);
     }
 
     balanceCurve(from, to) {

@@ -35,7 +35,8 @@ function checkThreshold(method, value) {
 // Per ledger: the subscriptions of onPendingAccepted.
 const subscriptions = new WeakMap();
 
-function readAllocations(flat, start, count) {
+// `count` allocations from a flat [grantId, amount, ...] array, starting at `start`.
+export function readAllocations(flat, start, count) {
   const allocations = new Array(count);
   for (let i = 0; i < count; i++) allocations[i] = { grantId: flat[start + 2 * i], amount: flat[start + 2 * i + 1] };
   return allocations;

@@ -43,6 +43,14 @@ bool heapCouldRefuse(size_t ledgerBytes) {
 // Bytes of the WASM heap in use, for leak tests and diagnostics (walks the heap: slow).
 double heapBytes() { return static_cast<double>(mallinfo().uordblks); }
 
+// Appends [grantId, amount, ...] at *index: how every result carries its allocations.
+void appendAllocations(const std::vector<gcl::Allocation>& allocations, val* out, unsigned* index) {
+  for (const gcl::Allocation& allocation : allocations) {
+    out->set((*index)++, allocation.grantId);
+    out->set((*index)++, static_cast<double>(allocation.amount));
+  }
+}
+
 // Ids travel through a per-ledger buffer in WASM memory that the wrapper writes UTF-8
 // into directly: an embind std::string argument costs a malloc, a copy and a free per call,
 // which was most of the time of a consume.
@@ -88,10 +96,7 @@ class WasmLedger {
     if (ledger_.allocations(id(idLength), &allocations_) != gcl::Status::kOk) return val::null();
     val out = val::array();
     unsigned index = 0;
-    for (const gcl::Allocation& allocation : allocations_) {
-      out.set(index++, allocation.grantId);
-      out.set(index++, static_cast<double>(allocation.amount));
-    }
+    appendAllocations(allocations_, &out, &index);
     return out;
   }
 
@@ -166,10 +171,7 @@ class WasmLedger {
     out.set(1, static_cast<int>(result.reason));
     out.set(2, result.blockingEventId.empty() ? val::null() : val(result.blockingEventId));
     unsigned index = 3;
-    for (const gcl::Allocation& allocation : result.allocations) {
-      out.set(index++, allocation.grantId);
-      out.set(index++, static_cast<double>(allocation.amount));
-    }
+    appendAllocations(result.allocations, &out, &index);
     return out;
   }
 
@@ -299,10 +301,7 @@ class WasmLedger {
       if (!withAllocations) continue;
       ledger_.allocations(consumption.eventId, &allocations_);
       out.set(index++, static_cast<double>(allocations_.size()));
-      for (const gcl::Allocation& allocation : allocations_) {
-        out.set(index++, allocation.grantId);
-        out.set(index++, static_cast<double>(allocation.amount));
-      }
+      appendAllocations(allocations_, &out, &index);
     }
     return out;
   }
