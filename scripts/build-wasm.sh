@@ -7,6 +7,10 @@ if [ -n "${GCL_SKIP_PREPACK_BUILD:-}" ] && [ -f dist/gpu_credit_ledger_wasm.mjs 
   exit 0
 fi
 ensure_tools emscripten native
+# Several shells (or helpers) may build at once: one builder of build/wasm at a time.
+mkdir -p build
+exec 9>build/wasm.lock
+flock 9
 emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/wasm -j2
 ls -l dist/gpu_credit_ledger_wasm.mjs

@@ -22,6 +22,10 @@ if [ "${1:-}" = "--sanitize" ]; then
   # keeps the run to a few minutes (the Release run does them all).
   export GCL_DIFF_SCALE="${GCL_DIFF_SCALE:-0.3}"
 fi
+# One builder of a build folder at a time (several shells may run the tests at once).
+mkdir -p "$build_dir"
+exec 9>"$build_dir.lock"
+flock 9
 cmake -S . -B "$build_dir" "${config[@]}" -DGCL_FUZZ=OFF -DGCL_BENCH=OFF >/dev/null
 cmake --build "$build_dir" --target gcl_tests gcl_script -j2
 cd "$build_dir"
