@@ -145,7 +145,7 @@ class WasmLedger {
     return out;
   }
 
-  // --- Previews, grant lifecycle and pending consumptions (issue 6). Errors come back as
+  // --- Previews, grant lifecycle and pending consumptions. Errors come back as
   // minus a status code; ids and results travel as flat arrays the wrapper turns into objects.
 
   // The first query after a change builds the headroom index (kept, so it is accounted).

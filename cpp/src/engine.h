@@ -58,7 +58,7 @@ class Engine {
   // Heap bytes held by the engine's own structures.
   virtual size_t bytes() const = 0;
 
-  // Previews (issue 6).
+  // What the previews (preview.cpp) and the grant lifecycle (grant_lifecycle.cpp) need.
   virtual EngineKind kind() const = 0;
   // Whether consume(amount, timestamp) would accept; observably changes nothing.
   virtual bool wouldAccept(int64_t amount, int64_t timestamp) = 0;

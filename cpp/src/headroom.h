@@ -1,4 +1,4 @@
-// Exact headroom (ALGORITHMS.md, fact 6): the largest amount a new consumption at time t
+// Exact headroom (docs/algorithms.md, fact 6): the largest amount a new consumption at time t
 // can take while every accepted consumption stays funded. By Hall's condition over chains
 // of times x1 < ... < xk, a demand set is fundable iff for every chain
 //   Σ d(xi) + L(x1) + Σ W(xi, xi+1) + R(xk) <= C

@@ -89,7 +89,7 @@ bool IncrementalEngine::wouldAccept(int64_t amount, int64_t timestamp) {
 bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
   // A new consumption only takes credit away, so whoever loses credit on a grant is later
   // than whoever gained on it: cut the latest draws of an overdrawn grant and re-draw
-  // those consumptions, in replay order, until nothing is overdrawn (ALGORITHMS.md (a)).
+  // those consumptions, in replay order, until nothing is overdrawn (docs/algorithms.md, fact 13).
   // Everything here reuses member scratch: this path runs for every backdated call.
   touched_.clear();
   touchedDraws_.clear();
@@ -164,7 +164,7 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
   // grants they would rather draw. Walk forward from its start carrying `freed`: for each
   // grant, how much more credit it has now than before at the walk's position. A
   // consumption changes only if it skipped or drained a grant ordered before its last one
-  // that now has freed credit (ALGORITHMS.md (b), as a forward walk).
+  // that now has freed credit (docs/algorithms.md, fact 14).
   std::vector<std::pair<uint32_t, int64_t>> freed{{grant, grants_.amount[grant]}};
   std::vector<uint32_t> revived{grant};
   auto freedOf = [&](uint32_t g) -> int64_t& {

@@ -1,5 +1,6 @@
-// The fast engine: exact under the replay of SEMANTICS.md, with a cost that follows what
-// a call changes rather than the length of the history (ALGORITHMS.md).
+// The fast engine: exact under the replay of docs/semantics.md, with a cost that follows
+// what a call changes rather than the length of the history (docs/algorithms.md, facts
+// 12-14 give each path and why it is exact).
 //  - An in-order consumption (at or after every accepted one) is checked against the
 //    balance tree and drawn from a heap of the grants live at the head: O(log n).
 //  - A backdated consumption re-draws only the consumptions that lose credit: the
@@ -7,7 +8,7 @@
 //  - A grant that arrives after consumptions in its window walks forward from its start,
 //    re-drawing only consumptions that would now prefer a grant with freed credit, and
 //    stops as soon as no freed credit is left unexpired.
-//  - Balances come from a treap of range-add deltas over time: O(log n).
+//  - Balances come from a B+tree of deltas over time (balance_tree.h): O(log n).
 #ifndef GPU_CREDIT_LEDGER_INCREMENTAL_ENGINE_H_
 #define GPU_CREDIT_LEDGER_INCREMENTAL_ENGINE_H_
 

@@ -16,7 +16,7 @@ namespace gcl {
 // `ordered` is in replay order. Returns the index of the first consumption left unfunded
 // by earliest-expiry replay, or ordered.size() when every one is funded. With `draws`,
 // also records each funded consumption's draws, by index in `ordered`. This loop is the
-// definition of the ledger (SEMANTICS.md); the reference engine is built on it too.
+// definition of the ledger (docs/semantics.md, "Replay"); the reference engine is built on it too.
 size_t firstUnfunded(const GrantTable& grants, const std::vector<TimedAmount>& ordered,
                      std::vector<std::vector<Draw>>* draws = nullptr);
 

@@ -1,5 +1,5 @@
 // The reference engine: replays every accepted consumption from scratch on every
-// mutation, exactly as SEMANTICS.md defines the ledger. O(n log n) per call. It stays in
+// mutation, exactly as docs/semantics.md defines the ledger. O(n log n) per call. It stays in
 // the tree so that differential tests and the fuzzer can hold the fast engine to it.
 #ifndef GPU_CREDIT_LEDGER_REPLAY_ENGINE_H_
 #define GPU_CREDIT_LEDGER_REPLAY_ENGINE_H_

@@ -1,5 +1,5 @@
 // gpu-credit-ledger: a time-windowed credit ledger with exact earliest-expiry allocation.
-// The behavioural contract is SEMANTICS.md; this header is the C++ face of it. It knows
+// The behavioural contract is docs/semantics.md; this header is the C++ face of it. It knows
 // nothing of JavaScript or Emscripten, returns status codes instead of throwing, and
 // leaves the ledger unchanged whenever a call does not return Status::kOk.
 #ifndef GPU_CREDIT_LEDGER_LEDGER_H_
@@ -185,7 +185,8 @@ class Ledger {
   // --- Customer-facing previews (cpp/src/preview.cpp) ---
 
   // The largest amount consume(_, amount, timestamp) would accept now (0 if none). Exact
-  // (ALGORITHMS.md fact 6); O((n + G) log(n + G)) per call.
+  // (docs/algorithms.md, fact 6). The first query after a change builds an index in
+  // O((n + G) log(n + G)); later queries are O(log(n + G)).
   Status headroom(int64_t timestamp, int64_t* amount) const;
 
   // consume() with an explanation. Same validation, retry and DUPLICATE_ID rules. With
