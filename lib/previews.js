@@ -1,4 +1,4 @@
-// Customer-facing previews, grant lifecycle and pending consumptions (issue 6), installed
+// Customer-facing previews, grant lifecycle and pending consumptions, installed
 // on GPULedger by ledger.js. Same discipline as the core methods: every argument is
 // validated here first, the C++ core returns status codes, and errors are thrown only
 // from this layer.
@@ -70,7 +70,7 @@ export function notifyAcceptedPending(ledger, handle) {
 }
 
 /**
- * Adds the issue-6 methods to GPULedger.prototype. `live(ledger, method)` returns the
+ * Adds the preview, grant-lifecycle and pending-queue methods to GPULedger.prototype. `live(ledger, method)` returns the
  * embind handle (throwing DISPOSED), `writeId(ledger, text)` writes an id to the ledger's
  * id buffer and returns its byte length, `statusError(method, status, what)` maps the
  * shared status codes.

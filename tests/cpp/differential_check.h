@@ -51,7 +51,7 @@ inline Mismatch findMismatch(const std::vector<Op>& ops, const CheckOptions& opt
   };
   using K = Mismatch::Kind;
 
-  // The model follows SEMANTICS.md only: it drops out at the first lifecycle operation.
+  // The model covers the core calls of docs/semantics.md only: it drops out at the first lifecycle operation.
   bool modelActive = options.withModel;
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];

@@ -1,4 +1,5 @@
-// Random operation sequences of the shapes ALGORITHMS.md calls adversarial, each run
+// Random operation sequences of the shapes that stress the engine's paths (backdated
+// draws, late grants, long re-draw chains: docs/algorithms.md, facts 12-14), each run
 // through the incremental engine, the reference replay and the test model, compared after
 // every operation (differential_check.h). A failure prints its seed, the mismatch and a
 // shrunken C++ repro.

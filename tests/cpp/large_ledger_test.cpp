@@ -1,7 +1,7 @@
 // Ledgers too large for the reference engine (tens of thousands of events: deep balance
 // trees, many ids, long draw lists). The incremental engine is checked against one
-// efficient replay written here from SEMANTICS.md: final allocations of every accepted
-// consumption, the whole balance curve rebuilt from those draws (ALGORITHMS.md fact 2),
+// efficient replay written here from docs/semantics.md: final allocations of every accepted
+// consumption, the whole balance curve rebuilt from those draws (docs/algorithms.md, fact 2),
 // balances at random times, and a sample of accept/reject decisions replayed as of the
 // moment they were made.
 #include <gtest/gtest.h>
@@ -27,7 +27,7 @@ using gcl::Allocation;
 using gcl::BalancePoint;
 using gcl::kMaxSafeInteger;
 
-// The replay of SEMANTICS.md in O((G + C) log G): consumptions in (time, acceptance)
+// The replay of docs/semantics.md in O((G + C) log G): consumptions in (time, acceptance)
 // order, each drawing from a set of started grants keyed (endTime, id). Fills `draws` (by
 // consumption index) and returns whether every consumption is funded.
 bool replay(const std::vector<Op>& grants, const std::vector<Op>& consumptions,
@@ -65,7 +65,7 @@ bool replay(const std::vector<Op>& grants, const std::vector<Op>& consumptions,
   return true;
 }
 
-// The balance curve on [0, 2^53 - 1] from fact 2: each grant adds its amount on
+// The balance curve on [0, 2^53 - 1] from docs/algorithms.md, fact 2: each grant adds its amount on
 // [start, end], each draw subtracts on [timestamp, end of its grant].
 std::vector<BalancePoint> curveFromDraws(const std::vector<Op>& grants,
                                          const std::vector<Op>& consumptions,

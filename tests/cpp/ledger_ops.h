@@ -14,7 +14,7 @@
 namespace gcl_test {
 
 struct Op {
-  // Grant lifecycle and pending consumptions (issue 6) only run on gcl::Ledger.
+  // Grant lifecycle and pending consumptions only run on gcl::Ledger.
   enum class Kind { kAddGrant, kConsume, kVoidGrant, kSetGrantEnd, kSubmit, kCancelPending };
   Kind kind = Kind::kAddGrant;
   std::string id;

@@ -1,4 +1,4 @@
-// The behaviour SEMANTICS.md defines, example by example, on both engines. Inputs the
+// The behaviour docs/semantics.md defines, example by example, on both engines. Inputs the
 // ledger refuses are in bad_input_test.cpp; random sequences in differential_test.cpp.
 #include "gpu_credit_ledger/ledger.h"
 
@@ -331,7 +331,7 @@ TEST_P(SemanticsTest, GrantAndEventIdsAreSeparateNamespaces) {
   EXPECT_EQ(ledger.consumptionCount(), 2u);
 }
 
-// ALGORITHMS.md fact 5: every time window passes Hall's test, yet 1@0 and 1@2 can only
+// docs/algorithms.md, fact 5: every time window passes Hall's test, yet 1@0 and 1@2 can only
 // both be funded by g1, which holds 1. Whatever the arrival order, the second of them to
 // arrive is the one rejected, and 1@1 (funded by g2) is always accepted.
 TEST_P(SemanticsTest, HallOnWindowsIsNotEnoughCounterexample) {
@@ -395,7 +395,7 @@ TEST_P(SemanticsTest, HallCounterexampleRejectsAnEarlyDrawThatTheBalanceWouldAll
   EXPECT_EQ(curve(0, 5), (Curve{{0, 1}, {1, 2}, {2, 0}}));
 }
 
-// ALGORITHMS.md fact 6: the balance at 0 is 4 but only 3 can be drawn there.
+// docs/algorithms.md, fact 6: the balance at 0 is 4 but only 3 can be drawn there.
 TEST_P(SemanticsTest, HeadroomIsBelowTheBalanceWhenALaterDrawReservesCredit) {
   grant("g", 4, 0, 2);
   ASSERT_TRUE(consume("c1", 1, 1));

@@ -1,4 +1,4 @@
-// A third, independent reading of SEMANTICS.md for the differential test: written for
+// A third, independent reading of docs/semantics.md for the differential test: written for
 // obviousness, not speed (every mutation replays everything by scanning all grants in
 // (endTime, grantId) order). It shares no code with either engine; only isValidId comes
 // from the library, and ledger_test.cpp checks that one on its own.

@@ -83,7 +83,7 @@ TEST_P(PreviewTest, HeadroomIsLowerThanTheBalanceWhenALaterConsumptionReservesCr
 }
 
 TEST_P(PreviewTest, HeadroomSeesChainsOfTimesThatNoSingleWindowShows) {
-  // ALGORITHMS.md fact 5: g1 = 1 on [0,2], g2 = 2 on [1,1]; 1@0 takes g1.
+  // docs/algorithms.md, fact 5: g1 = 1 on [0,2], g2 = 2 on [1,1]; 1@0 takes g1.
   grant("g1", 1, 0, 2);
   grant("g2", 2, 1, 1);
   ASSERT_TRUE(consume("a", 1, 0));

@@ -325,7 +325,7 @@ async function main() {
   check('seed 2: balance readout at 8 is 20', (await page.getAttribute('#balance-readout', 'data-value')) === '20');
   check('seed 2: headroom at 8 is 20, and at 2 also 20 (c_late reserves 80)', (await headroom(page)) === '20' && (await setCursor(page, 2)) === '100' && (await headroom(page)) === '20');
   const expectations = await page.evaluate(() => [document.querySelectorAll('.expect--ok').length, document.querySelectorAll('.expect--bad').length]);
-  check('seed 2: every call matches SEMANTICS.md', expectations[0] === 3 && expectations[1] === 0, JSON.stringify(expectations));
+  check('seed 2: every call matches the seed example', expectations[0] === 3 && expectations[1] === 0, JSON.stringify(expectations));
   await page.waitForFunction(() => location.hash.includes('preset=seed2'), null, { timeout: 5000 });
   check('scenario is in the URL hash', true);
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the fuzzer's seed corpus (tests/fuzz/corpus/) in ledger_fuzzer.cpp's byte format:
-the seed examples of SEMANTICS.md, the counterexamples of ALGORITHMS.md, the id tie-break
-above U+FFFF, values at 2^53 - 1, refused input, retries, out-of-order grants, and the
-grant lifecycle and pending consumptions of issue 6.
+the seed examples of docs/semantics.md, the counterexamples of docs/algorithms.md, the id
+tie-break above U+FFFF, values at 2^53 - 1, refused input, retries, out-of-order grants,
+and the grant lifecycle and pending consumptions.
 Run it after changing the format: python3 tests/fuzz/make_corpus.py"""
 import os
 

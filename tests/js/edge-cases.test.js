@@ -1,4 +1,4 @@
-// Every edge case named in SEMANTICS.md, through the package entry point.
+// Every edge case named in docs/semantics.md, through the package entry point.
 // Object lifetime and the async loader are in lifetime.test.js.
 import { describe, expect, it } from 'vitest';
 import { GPULedger, LedgerError } from 'gpu-credit-ledger';

@@ -1,4 +1,4 @@
-// Brute-force replay oracle, written from /work/shared/SEMANTICS.md alone.
+// Brute-force replay oracle, written from docs/semantics.md alone.
 // It favours being obviously right over being fast: every answer comes from a
 // replay of all accepted consumptions from scratch (kept until the next change).
 // Valid input only.

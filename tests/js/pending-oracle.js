@@ -1,4 +1,4 @@
-// The brute-force oracle with pending consumptions (issue 6), written from the issue text:
+// The brute-force oracle with pending consumptions, written from docs/semantics.md alone:
 // submit() queues what consume() would reject; every change that adds credit (addGrant,
 // an extending setGrantEnd) retries the queue in (timestamp, arrival) order. Queued and
 // accepted consumptions share the event id namespace. Valid input only.

@@ -158,7 +158,7 @@ function expectCovered(counts, keys) {
   for (const key of keys) expect(counts.get(key) ?? 0, `outcome ${key} never came up: ${JSON.stringify([...counts])}`).toBeGreaterThan(5);
 }
 
-describe('issue 6 differential: small colliding ranges', () => {
+describe('previews differential: small colliding ranges', () => {
   it('matches the oracle on 400 random sequences', () => {
     const counts = new Map();
     for (let n = 0; n < 400; n++) runSequence(BASE_SEED + n, counts, { horizon: 20, maxGrant: 10, maxDraw: 6, length: 50 });
@@ -181,7 +181,7 @@ describe('issue 6 differential: small colliding ranges', () => {
   });
 });
 
-describe('issue 6 differential: large times and amounts', () => {
+describe('previews differential: large times and amounts', () => {
   it('matches the oracle on 20 sequences with values up to 1e9', () => {
     const counts = new Map();
     for (let n = 0; n < 20; n++) runSequence(BASE_SEED + 5000 + n, counts, { horizon: 1e9, maxGrant: 1e9, maxDraw: 4e8, length: 150 });

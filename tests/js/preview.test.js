@@ -44,7 +44,7 @@ describe('headroom', () => {
     expect(ledger.consume('x', 3, 0)).toBe(true);
   });
 
-  it('sees chains of times that no single window shows (ALGORITHMS.md fact 5)', () => {
+  it('sees chains of times that no single window shows (docs/algorithms.md, fact 5)', () => {
     ledger.addGrant('g1', 1, 0, 2);
     ledger.addGrant('g2', 2, 1, 1);
     ledger.consume('a', 1, 0);

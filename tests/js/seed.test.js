@@ -1,4 +1,4 @@
-// The two normative seed examples from SEMANTICS.md, verbatim.
+// The two normative seed examples from docs/semantics.md, verbatim.
 import { describe, expect, it } from 'vitest';
 import { GPULedger } from 'gpu-credit-ledger';
 

@@ -57,7 +57,7 @@ ledger.consume('c2', 1);
 
 void [accepted, balance, draws, counts, viaLoader, heap];
 
-// Previews, grant lifecycle and pending consumptions (issue 6).
+// Previews, grant lifecycle and pending consumptions.
 function previews(l: GPULedger): void {
   const room: number = l.headroom(5);
   const preview: ConsumeResult = l.tryConsume('c9', 5, 5, { dryRun: true });
