@@ -8,7 +8,7 @@ import { snapshot, thrown } from './helpers.js';
 const MAX = Number.MAX_SAFE_INTEGER;
 const PROBE = { times: [0, 1, 2, 5, 6, 8, 10, 11, 15, 16, 30], eventIds: ['c1', 'c2', 'c3', 'c_late', 'c_early', 'x', 'p'], from: 0, to: 40 };
 
-// Everything observable, including the issue-6 views, for "nothing changed" checks.
+// Everything observable, including the preview views, for "nothing changed" checks.
 function fullState(ledger) {
   return {
     ...snapshot(ledger, PROBE),
@@ -301,7 +301,7 @@ describe('pending consumptions', () => {
   });
 });
 
-describe('bad input to the issue-6 methods', () => {
+describe('bad input to the preview, grant-lifecycle and pending-queue methods', () => {
   const WRONG_NUMBERS = ['5', null, undefined, {}, [5], 5n, true];
   const BAD_NUMBERS = [NaN, Infinity, -1, 1.5, 2 ** 53];
   const WRONG_IDS = [5, null, undefined, {}, ['a'], 5n];
