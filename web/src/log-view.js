@@ -101,8 +101,8 @@ function expectation(entry) {
   if (!entry.expect) return '';
   const { expected, ok } = entry.expect;
   return ok
-    ? '<span class="expect expect--ok" title="Matches SEMANTICS.md">✓ as specified</span>'
-    : `<span class="expect expect--bad">✗ SEMANTICS.md says ${escape(String(expected))}</span>`;
+    ? '<span class="expect expect--ok" title="The outcome the seed example specifies">✓ as specified</span>'
+    : `<span class="expect expect--bad">✗ the seed example specifies ${escape(String(expected))}</span>`;
 }
 
 function entryHtml(entry, session) {

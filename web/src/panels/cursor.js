@@ -1,0 +1,169 @@
+// The time cursor: the line over the charts, the slider, the readouts at the cursor
+// (balance, headroom, grants valid, low-balance alert), dragging on the charts, and
+// the view range with its zoom buttons.
+import { $, on, selectGrant, setCursor, setView, redrawCharts, state } from '../app.js';
+import { formatNumber } from '../charts.js';
+
+const stack = $('chart-stack');
+
+function updateReadouts() {
+  const t = state.cursor;
+  const { ledger, grants } = state.session;
+  const balance = ledger.getBalance(t);
+  const readout = $('balance-readout');
+  readout.textContent = formatNumber(balance);
+  readout.dataset.value = String(balance);
+  // One call, O((n + g) log(n + g)): about a millisecond on the big preset.
+  const headroom = ledger.headroom(t);
+  const headroomOut = $('headroom-readout');
+  headroomOut.textContent = formatNumber(headroom);
+  headroomOut.dataset.value = String(headroom);
+  headroomOut.classList.toggle('is-reserved', headroom < balance);
+  $('headroom-note').textContent =
+    headroom < balance
+      ? `A new consumption at t = ${formatNumber(t)} can take at most ${formatNumber(headroom)}: later accepted consumptions reserve ${formatNumber(balance - headroom)} of the ${formatNumber(balance)} credits.`
+      : '';
+  updateAlert();
+  $('cursor-time').value = t;
+  $('cursor-range').value = t;
+  let active = 0;
+  for (const g of grants.values()) if (g.startTime <= t && t <= g.endTime) active++;
+  $('active-readout').textContent = `${formatNumber(active)} grant${active === 1 ? '' : 's'} valid`;
+}
+
+function updateLine() {
+  const t = state.cursor;
+  const [from, to] = state.domain;
+  const line = $('cursor-line');
+  line.hidden = !(t >= from && t < to) || !state.xScale;
+  if (line.hidden) return;
+  const x = state.xScale.apply(t);
+  line.style.transform = `translateX(${x}px)`;
+  const flag = $('cursor-flag');
+  flag.textContent = `t = ${formatNumber(t)}`;
+  // Centred on the line, but kept inside the charts near either edge. The width is
+  // estimated (11 px bold digits) rather than measured, to not force a layout here.
+  const w = 12 + 6.6 * flag.textContent.length;
+  flag.style.transform = `translateX(${Math.min(Math.max(-w / 2, 4 - x), state.width - 4 - x - w)}px)`;
+}
+
+/** The slider and the view inputs follow the charts' time range. */
+function updateRange() {
+  const [from, to] = state.domain;
+  $('view-from').value = from;
+  $('view-to').value = to - 1;
+  const range = $('cursor-range');
+  range.min = from;
+  range.max = to - 1;
+  // Line the slider's thumb (about 16 px) up with the x scale: min at x(from), max at x(to - 1).
+  const x = state.xScale;
+  range.style.marginLeft = `${x.apply(from) - 8}px`;
+  range.style.width = `${x.apply(to - 1) - x.apply(from) + 16}px`;
+}
+
+on('view', updateRange);
+on('cursor', () => {
+  updateReadouts();
+  updateLine();
+});
+
+// --- low-balance alert: nextBelow(threshold, cursor)
+
+function updateAlert() {
+  const text = $('alert-threshold').value.trim();
+  const out = $('alert-readout');
+  out.classList.remove('is-bad', 'is-warn');
+  delete out.dataset.at;
+  if (text === '') {
+    out.textContent = '';
+    return;
+  }
+  const threshold = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(threshold) || threshold < 1) {
+    out.textContent = 'a whole number of credits, at least 1';
+    out.classList.add('is-bad');
+    return;
+  }
+  const t = state.cursor;
+  const at = state.session.ledger.nextBelow(threshold, t);
+  if (at !== null) out.dataset.at = String(at);
+  out.classList.toggle('is-warn', at !== null);
+  out.textContent =
+    at === null
+      ? `never from t = ${formatNumber(t)} on`
+      : at === t
+        ? `already below at t = ${formatNumber(t)}`
+        : `first at t = ${formatNumber(at)}, ${formatNumber(at - t)} after the cursor`;
+}
+$('alert-threshold').addEventListener('input', updateAlert);
+$('alert-form').addEventListener('submit', (event) => event.preventDefault());
+
+// --- moving the cursor: slider, number input, pointer on the charts
+
+$('cursor-range').addEventListener('input', (/** @type {any} */ event) => setCursor(Number(event.target.value)));
+$('cursor-time').addEventListener('input', (/** @type {any} */ event) => {
+  const t = Number(event.target.value);
+  if (event.target.value !== '' && Number.isSafeInteger(t) && t >= 0) setCursor(t);
+});
+
+function cursorFromPointer(event) {
+  const svg = stack.querySelector('svg');
+  if (!svg || !state.xScale) return;
+  const x = event.clientX - svg.getBoundingClientRect().left;
+  const [from, to] = state.domain;
+  const t = Math.floor(state.xScale.invert(x));
+  setCursor(Math.min(to - 1, Number.MAX_SAFE_INTEGER, Math.max(from, t)));
+}
+
+/** Where a press began and on which grant bar, if any: a press and release in place on a bar opens its burn-down. */
+let press = null;
+// Captured before Plot sees it: a press moves the cursor instead of pinning a tip.
+stack.addEventListener(
+  'pointerdown',
+  (event) => {
+    if (event.button !== 0) return;
+    event.stopPropagation();
+    press = { grantId: state.grantAt?.(event) ?? null, x: event.clientX, y: event.clientY };
+    stack.setPointerCapture(event.pointerId);
+    stack.classList.add('dragging');
+    cursorFromPointer(event);
+  },
+  { capture: true },
+);
+stack.addEventListener('pointermove', (event) => {
+  if (stack.hasPointerCapture(event.pointerId)) cursorFromPointer(event);
+});
+stack.addEventListener('pointerup', (event) => {
+  stack.classList.remove('dragging');
+  if (press?.grantId != null && Math.abs(event.clientX - press.x) < 5 && Math.abs(event.clientY - press.y) < 5) {
+    selectGrant(press.grantId, { scroll: true });
+  }
+  press = null;
+});
+stack.addEventListener('pointercancel', () => {
+  stack.classList.remove('dragging');
+  press = null;
+});
+
+// --- the view range and zoom
+
+const viewInputs = () => setView(Number($('view-from').value), Number($('view-to').value) + 1);
+$('view-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  viewInputs();
+});
+for (const id of ['view-from', 'view-to']) $(id).addEventListener('change', viewInputs);
+$('zoom-in').addEventListener('click', () => {
+  const [from, to] = state.domain;
+  const half = Math.max(2, (to - from) / 4);
+  setView(state.cursor - half, state.cursor + half);
+});
+$('zoom-out').addEventListener('click', () => {
+  const [from, to] = state.domain;
+  const span = to - from;
+  setView(from - span / 2, to + span / 2);
+});
+$('zoom-fit').addEventListener('click', () => {
+  state.view = null;
+  redrawCharts();
+});

@@ -1,0 +1,72 @@
+// Import, export and the page address: the scenario (preset + calls made since +
+// cursor) is kept in location.hash, exported as JSON and imported from a file or text.
+import { $, loadScenario, on, setStatus, state } from '../app.js';
+import { decodeHash, encodeHash, fromJson, presetOps, toJson } from '../scenario.js';
+
+let hashTimer = 0;
+let hashWrite = Promise.resolve();
+
+function writeHash(hash) {
+  history.replaceState(null, '', hash ? `#${hash}` : location.pathname + location.search);
+}
+
+// Coalesced: dragging the cursor changes the scenario many times a second.
+on('changed', () => {
+  clearTimeout(hashTimer);
+  hashTimer = setTimeout(() => {
+    const { preset, session, cursor } = state;
+    hashWrite = encodeHash({ preset, ops: session.ops, cursor }).then((hash) => {
+      if (session === state.session) writeHash(hash);
+    });
+  }, 150);
+});
+
+$('copy-link-button').addEventListener('click', async () => {
+  clearTimeout(hashTimer);
+  const { preset, session, cursor } = state;
+  await hashWrite;
+  writeHash(await encodeHash({ preset, ops: session.ops, cursor }));
+  try {
+    await navigator.clipboard.writeText(location.href);
+    setStatus('Link copied: it replays this scenario.');
+  } catch {
+    setStatus('Copy the page address to share this scenario.');
+  }
+});
+
+$('export-button').addEventListener('click', () => {
+  const ops = [...presetOps(state.preset), ...state.session.ops];
+  const blob = new Blob([toJson({ ops, cursor: state.cursor })], { type: 'application/json' });
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = 'gpu-credit-ledger-scenario.json';
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+});
+
+function importText(text) {
+  $('scenario-error').textContent = '';
+  try {
+    loadScenario(fromJson(text));
+  } catch (error) {
+    $('scenario-error').textContent = `Could not import: ${error.message}`;
+  }
+}
+
+$('import-file').addEventListener('change', async (/** @type {any} */ event) => {
+  const [file] = event.target.files;
+  if (file) importText(await file.text());
+  event.target.value = '';
+});
+$('import-text-button').addEventListener('click', () => importText($('import-text').value));
+
+/** Loads the scenario the page address holds (or an empty ledger). */
+export async function loadFromHash() {
+  try {
+    loadScenario((await decodeHash(location.hash)) ?? {});
+  } catch (error) {
+    loadScenario();
+    setStatus(`The scenario in this link could not be read (${error.message}); starting empty.`);
+  }
+}
+window.addEventListener('hashchange', loadFromHash);
