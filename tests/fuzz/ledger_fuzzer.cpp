@@ -6,8 +6,9 @@
 // engine's state is self-consistent, and a call that could not change the ledger (refused,
 // rejected, a retry, a refused lifecycle change, a queued submission) changed nothing.
 //
-// Issue 6's grant lifecycle and pending consumptions are in the stream too; the model
-// only follows the original contract, so it drops out at the first of those.
+// The grant lifecycle and pending consumptions are in the stream too; the model only
+// covers the core calls (grants, consumptions, balances), so it drops out at the first
+// of those.
 //
 // Byte format (tests/fuzz/make_corpus.py writes it): one opcode byte per call, then its
 // fields. Opcode % 12: 0-1 addGrant(id, amount, start, end); 2-4 consume(id, amount, time);

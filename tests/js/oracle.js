@@ -112,7 +112,7 @@ export class OracleLedger {
     return this.cachedReplay;
   }
 
-  // --- Issue 6: previews and grant lifecycle, each by brute force. ---
+  // --- Previews and grant lifecycle, each by brute force. ---
 
   // Would these consumptions (acceptance order) all be funded? Also which one is the
   // first unfunded in replay order.

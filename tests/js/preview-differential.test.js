@@ -1,4 +1,4 @@
-// Issue 6 on random call sequences: the package against the brute-force oracle
+// Previews, grant lifecycle and pending queue on random call sequences: the package against the brute-force oracle
 // (PendingOracle = OracleLedger + queue). Every result, every thrown error code, every
 // listener notification and, at the end, every observable view must match. Failures
 // print the seed and the calls made.

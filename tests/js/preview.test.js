@@ -1,4 +1,4 @@
-// Issue 6 by example: headroom, tryConsume (reasons, dry runs), grantsAt, burnDown,
+// Previews, grant lifecycle and pending queue by example: headroom, tryConsume (reasons, dry runs), grantsAt, burnDown,
 // nextBelow, grant lifecycle and pending consumptions, plus every kind of bad input for
 // the new methods (right error class, unchanged ledger).
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
