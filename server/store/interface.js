@@ -1,0 +1,77 @@
+/**
+ * The store behind the service: an append-only event log per customer, the only source
+ * of truth. The in-memory ledgers are a cache rebuilt from it. Every method is async so
+ * that a networked database (PostgreSQL) implements the same contract as SQLite.
+ *
+ * ## The log
+ * One row per change that was acknowledged, keyed by (customer, seq), seq = 1, 2, 3, …
+ * without gaps per customer. An entry is the tuple `[seq, kind, id, amount, t1, t2]`
+ * (tuples, not objects: a rebuild reads millions of them):
+ *
+ * | kind      | id       | amount | t1        | t2      | replayed as                       |
+ * |-----------|----------|--------|-----------|---------|-----------------------------------|
+ * | `grant`   | grantId  | amount | startTime | endTime | `addGrant(id, amount, t1, t2)`    |
+ * | `consume` | eventId  | amount | timestamp | null    | `consume(id, amount, t1)` → true  |
+ * | `submit`  | eventId  | amount | timestamp | null    | `submit(id, amount, t1)` (queued) |
+ * | `void`    | grantId  | amount | startTime | endTime | `voidGrant(id)` (applied)         |
+ * | `end`     | grantId  | null   | null      | endTime | `setGrantEnd(id, t2)` (applied)   |
+ * | `cancel`  | eventId  | null   | null      | null    | `cancelPending(id)`               |
+ *
+ * A `void` entry carries the grant's parameters when it was voided, so that a retry of
+ * the add is recognised after the grant is gone. Replaying a customer's entries in seq
+ * order through those calls rebuilds its ledger exactly (the package is deterministic).
+ * Uniqueness the store enforces: (customer, id) among `grant` entries and among
+ * `consume` entries (the service never re-adds a voided grant id, and an accepted
+ * consumption can never be removed).
+ *
+ * ## Heads and optimistic group commit
+ * A head row (customer, last_seq) per customer. {@link Store#commit} appends the entries
+ * of many customers in ONE transaction; each group names the seq its entries were
+ * computed on (`baseSeq`, the last seq the writer's cached ledger had applied). The store
+ * locks each head (PostgreSQL: `SELECT last_seq FROM heads WHERE customer = $1 FOR
+ * UPDATE`; SQLite: the single write transaction), and if a head moved past `baseSeq`
+ * (another instance wrote) it rolls everything back and throws {@link StoreConflictError}
+ * naming those customers: the writer then reloads their tails with `readAfter`, applies
+ * them, and re-applies the requests. This is one writer per customer across instances
+ * without advisory locks. With SQLite the process is the only writer and there is never a
+ * conflict, but the code path is the same.
+ *
+ * ## Compaction (cleanup job)
+ * `snapshots (customer, seq, horizon, document)` and `archive` (same columns as the log)
+ * are created by the migrations for the cleanup job: it may write a snapshot of a
+ * customer at some seq and move the entries up to that seq to the archive. `load` then
+ * returns the latest snapshot and only the entries after it. A snapshot `document` is
+ * `{ ledger, pending, voidedGrants }`: the package's `toJSON()` document, the queued
+ * consumptions (`pending()` order, re-submitted on load) and `[grantId, amount,
+ * startTime, endTime]` of voided grants (their ids stay taken).
+ *
+ * @typedef {[seq: number, kind: 'grant'|'consume'|'submit'|'void'|'end'|'cancel', id: string, amount: number|null, t1: number|null, t2: number|null]} LogEntry
+ * @typedef {{ seq: number, horizon: number, document: { ledger: object, pending: Array<{eventId: string, amount: number, timestamp: number}>, voidedGrants: Array<[string, number, number, number]> } }} Snapshot
+ * @typedef {{ customer: string, baseSeq: number, entries: Array<[kind: string, id: string, amount: number|null, t1: number|null, t2: number|null]> }} CommitGroup
+ *
+ * @interface Store
+ *   open(): Promise<void>             runs the migrations (idempotent) and readies statements
+ *   load(customer): Promise<{ snapshot: Snapshot|null, entries: LogEntry[], lastSeq: number }>
+ *                                     everything needed to rebuild one customer (an unknown customer: nulls, [], 0)
+ *   readAfter(customer, seq): Promise<LogEntry[]>
+ *                                     the log tail after `seq`, in seq order, in one indexed query (strong reads, conflicts)
+ *   commit(groups: CommitGroup[]): Promise<void>
+ *                                     appends every group's entries at baseSeq+1… and moves the heads, all in one
+ *                                     transaction, or nothing (throws; StoreConflictError when a head moved)
+ *   findConsumption(customer, eventId): Promise<{ amount: number, timestamp: number }|null>
+ *                                     the parameters of the latest `consume` or `submit` entry with this id
+ *                                     (GET .../consumptions/{eventId}; the ledger knows only its allocations)
+ *   close(): Promise<void>
+ */
+
+/** A head moved past the seq a commit group was computed on: another writer got there first. */
+export class StoreConflictError extends Error {
+  constructor(customers) {
+    super(`the log of ${customers.map((c) => JSON.stringify(c)).join(', ')} moved under this writer`);
+    this.name = 'StoreConflictError';
+    this.customers = customers;
+  }
+}
+
+/** Every entry kind, in one place (store schemas and replay use these names). */
+export const KINDS = Object.freeze(['grant', 'consume', 'submit', 'void', 'end', 'cancel']);

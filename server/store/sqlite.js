@@ -1,0 +1,137 @@
+// The embedded store: one SQLite file through better-sqlite3 (synchronous calls; the
+// async methods resolve at once). WAL with synchronous=FULL: a commit is on disk before
+// it returns, so an acknowledged write survives a crash of the process or the machine.
+import Database from 'better-sqlite3';
+import { StoreConflictError } from './interface.js';
+
+// Each migration runs once, in order; PRAGMA user_version records how far a file got.
+const MIGRATIONS = [
+  `
+  CREATE TABLE log (
+    customer TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    id TEXT NOT NULL,
+    amount INTEGER,
+    t1 INTEGER,
+    t2 INTEGER,
+    PRIMARY KEY (customer, seq)
+  ) WITHOUT ROWID;
+  -- Ids are the idempotency keys: an add can never be logged twice.
+  CREATE UNIQUE INDEX log_grant_id ON log (customer, id) WHERE kind = 'grant';
+  CREATE UNIQUE INDEX log_consume_id ON log (customer, id) WHERE kind = 'consume';
+  -- GET .../consumptions/{id} of a consumption that was queued first.
+  CREATE INDEX log_submit_id ON log (customer, id) WHERE kind = 'submit';
+  CREATE TABLE heads (
+    customer TEXT PRIMARY KEY,
+    last_seq INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  -- For the cleanup job: a customer's ledger as of seq, and the entries it replaced.
+  CREATE TABLE snapshots (
+    customer TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    horizon INTEGER NOT NULL,
+    document TEXT NOT NULL,
+    PRIMARY KEY (customer, seq)
+  ) WITHOUT ROWID;
+  CREATE TABLE archive (
+    customer TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    id TEXT NOT NULL,
+    amount INTEGER,
+    t1 INTEGER,
+    t2 INTEGER,
+    PRIMARY KEY (customer, seq)
+  ) WITHOUT ROWID;
+  `,
+];
+
+export class SqliteStore {
+  #path;
+  #db = null;
+  #sql = null;
+
+  constructor(path) {
+    this.#path = path;
+  }
+
+  async open() {
+    const db = new Database(this.#path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('busy_timeout = 5000');
+    const migrate = db.transaction(() => {
+      const version = db.pragma('user_version', { simple: true });
+      for (let v = version; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]);
+      if (version < MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+    });
+    migrate.immediate();
+    this.#db = db;
+    const entries = (sql) => db.prepare(sql).raw(true);
+    this.#sql = {
+      head: db.prepare('SELECT last_seq FROM heads WHERE customer = ?').pluck(true),
+      snapshot: db.prepare('SELECT seq, horizon, document FROM snapshots WHERE customer = ? ORDER BY seq DESC LIMIT 1'),
+      after: entries('SELECT seq, kind, id, amount, t1, t2 FROM log WHERE customer = ? AND seq > ? ORDER BY seq'),
+      insert: db.prepare('INSERT INTO log (customer, seq, kind, id, amount, t1, t2) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      // Moves a head only from the seq the writer computed on: 0 rows changed = conflict.
+      moveHead: db.prepare(
+        `INSERT INTO heads (customer, last_seq) VALUES (?, ?)
+         ON CONFLICT (customer) DO UPDATE SET last_seq = excluded.last_seq WHERE heads.last_seq = ?`,
+      ),
+      consumed: db.prepare(
+        `SELECT amount, t1 AS timestamp FROM log WHERE customer = ? AND id = ? AND kind = 'consume'`,
+      ),
+      submitted: db.prepare(
+        `SELECT amount, t1 AS timestamp FROM log WHERE customer = ? AND id = ? AND kind = 'submit' ORDER BY seq DESC LIMIT 1`,
+      ),
+    };
+    this.#sql.commit = db.transaction((groups) => {
+      const conflicts = [];
+      for (const { customer, baseSeq, entries: list } of groups) {
+        const last = baseSeq + list.length;
+        // For a customer without a head, baseSeq must be 0: the insert creates it.
+        const moved = baseSeq === 0 ? this.#createHead(customer, last) : this.#sql.moveHead.run(customer, last, baseSeq).changes === 1;
+        if (!moved) {
+          conflicts.push(customer);
+          continue;
+        }
+        let seq = baseSeq;
+        for (const [kind, id, amount, t1, t2] of list) this.#sql.insert.run(customer, ++seq, kind, id, amount, t1, t2);
+      }
+      if (conflicts.length > 0) throw new StoreConflictError(conflicts);
+    });
+  }
+
+  #createHead(customer, last) {
+    if (this.#sql.head.get(customer) !== undefined) return false;
+    this.#sql.moveHead.run(customer, last, 0);
+    return true;
+  }
+
+  async load(customer) {
+    const row = this.#sql.snapshot.get(customer);
+    const snapshot = row === undefined ? null : { seq: row.seq, horizon: row.horizon, document: JSON.parse(row.document) };
+    const entries = this.#sql.after.all(customer, snapshot === null ? 0 : snapshot.seq);
+    const lastSeq = entries.length > 0 ? entries[entries.length - 1][0] : snapshot === null ? 0 : snapshot.seq;
+    return { snapshot, entries, lastSeq };
+  }
+
+  async readAfter(customer, seq) {
+    return this.#sql.after.all(customer, seq);
+  }
+
+  async commit(groups) {
+    this.#sql.commit.immediate(groups);
+  }
+
+  async findConsumption(customer, eventId) {
+    return this.#sql.consumed.get(customer, eventId) ?? this.#sql.submitted.get(customer, eventId) ?? null;
+  }
+
+  async close() {
+    if (this.#db === null) return;
+    this.#db.close();
+    this.#db = null;
+  }
+}
