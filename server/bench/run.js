@@ -1,0 +1,188 @@
+// `npm run bench:server`: the service under autocannon on loopback, against the HTTP
+// floor of a no-op Fastify route, in one run. Prints a table with the command and date.
+//
+//   node server/bench/run.js [--duration 10] [--connections 64] [--customers 1000]
+//     [--batch 100] [--rebuild-events 1000000] [--store PATH | --store postgres://…]
+//     [--only floor,single,batch,reads,rebuild]
+//
+// --store is passed to the service as LEDGER_STORE (default: a SQLite file in a temp
+// folder), so another store implementation is benchmarked by naming it there.
+import { parseArgs } from 'node:util';
+import { join } from 'node:path';
+import { cpus } from 'node:os';
+import { startServer, killAllServers, repoRoot } from '../test/support/server-process.js';
+import { makeClient } from '../test/support/http-client.js';
+import { makeTempDir, writeKeyFile } from '../test/support/tmp.js';
+import { measure } from './load.js';
+import { fillCustomer, readMetric } from './helpers.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '64' },
+    customers: { type: 'string', default: '1000' },
+    batch: { type: 'string', default: '100' },
+    'rebuild-events': { type: 'string', default: '1000000' },
+    store: { type: 'string' },
+    only: { type: 'string', default: 'floor,single,batch,reads,rebuild' },
+  },
+});
+const duration = Number(opts.duration);
+const connections = Number(opts.connections);
+const customers = Number(opts.customers);
+const batchSize = Number(opts.batch);
+const rebuildEvents = Number(opts['rebuild-events']);
+const only = new Set(opts.only.split(','));
+
+const tmp = makeTempDir('ledger-bench');
+const store = opts.store ?? join(tmp.path, 'bench.db');
+const { path: keysPath, keys } = writeKeyFile(tmp.path);
+const auth = { authorization: `Bearer ${keys.admin}` };
+const customerId = (i) => `bench-${i}`;
+const FAR = 1_000_000_000_000; // grants last far beyond every timestamp the bench uses
+
+const rows = [];
+const notes = [];
+function row(name, r, { eventsPerRequest = 1, target = '' } = {}) {
+  const failed = r.non2xx + r.errors + r.timeouts;
+  rows.push({
+    name,
+    rps: r.requestsPerSecond,
+    p50: r.p50,
+    p99: r.p99,
+    eventsPerSecond: eventsPerRequest === null ? null : (r.ok * eventsPerRequest) / r.seconds,
+    failed,
+    target,
+  });
+  if (failed > 0) notes.push(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts`);
+}
+
+async function main() {
+  console.log(`# service benchmark, ${new Date().toISOString()}`);
+  console.log(`# command: node server/bench/run.js ${process.argv.slice(2).join(' ')}`.trimEnd());
+  console.log(`# node ${process.version}, ${cpus().length} cores shared by the server and the load generator (autocannon, same machine, loopback)`);
+  console.log(`# ${connections} connections, ${duration} s per measurement after a 2 s warm-up; store ${opts.store ?? 'SQLite (temp file)'}`);
+
+  if (only.has('floor')) {
+    const noop = await startServer({ entry: join(repoRoot, 'server', 'bench', 'noop-server.js') });
+    const r = await measure({
+      url: noop.url,
+      connections,
+      duration,
+      request: (i) => ({ method: 'POST', path: `/v1/customers/${customerId(i % customers)}/consumptions`, body: { eventId: `n-${i}`, amount: 1, timestamp: i } }),
+    });
+    row('no-op Fastify POST (floor)', r, { eventsPerRequest: null });
+    await noop.stop();
+  }
+
+  if (['single', 'batch', 'reads', 'rebuild'].some((name) => only.has(name))) await measureService();
+  printTable();
+}
+
+async function measureService() {
+  let server = await startServer({ store, keys: keysPath });
+  const client = makeClient({ target: server, key: keys.admin, maxSockets: 16 });
+
+  if (only.has('single') || only.has('batch') || only.has('reads')) {
+    // One long grant per customer, so that every consumption below is accepted.
+    const started = Date.now();
+    for (let i = 0; i < customers; i += 1) {
+      const answer = await client.untilAnswered('POST', `/v1/customers/${customerId(i)}/grants`, { grantId: 'bench-grant', amount: FAR, startTime: 0, endTime: FAR });
+      if (answer.status !== 201 && answer.status !== 200) throw new Error(`grant: ${answer.status} ${JSON.stringify(answer.body)}`);
+    }
+    notes.push(`set-up: ${customers} customers granted in ${Date.now() - started} ms`);
+  }
+
+  if (only.has('single')) {
+    // Request i goes to customer i mod N, at a timestamp that grows per customer.
+    const r = await measure({
+      url: server.url,
+      connections,
+      duration,
+      headers: auth,
+      request: (i) => ({ method: 'POST', path: `/v1/customers/${customerId(i % customers)}/consumptions`, body: { eventId: `s-${i}`, amount: 1, timestamp: 1 + Math.floor(i / customers) } }),
+    });
+    row(`single consumptions, ${customers} customers`, r, { target: '>= 50% of floor, p99 < 25 ms' });
+    notes.push(`after single consumptions: ${await readMetric(server, 'commit')}`);
+  }
+
+  if (only.has('batch')) {
+    const r = await measure({
+      url: server.url,
+      connections,
+      duration,
+      headers: auth,
+      request: (i) => {
+        const events = [];
+        for (let j = 0; j < batchSize; j += 1) events.push({ type: 'consumption', eventId: `b-${i}-${j}`, amount: 1, timestamp: 10_000_000 + i });
+        return { method: 'POST', path: `/v1/customers/${customerId(i % customers)}/events`, body: { events } };
+      },
+    });
+    row(`batches of ${batchSize} consumptions`, r, { eventsPerRequest: batchSize, target: '>= 200,000 events/s' });
+    notes.push(`after batches: ${await readMetric(server, 'commit')}`);
+  }
+
+  if (only.has('reads')) {
+    const r = await measure({
+      url: server.url,
+      connections,
+      duration,
+      headers: auth,
+      request: (i) => ({ method: 'GET', path: `/v1/customers/${customerId(i % customers)}/balance?at=${i % 100_000}` }),
+    });
+    row('balance reads', r, { eventsPerRequest: null, target: '>= 80% of floor' });
+  }
+
+  if (only.has('rebuild')) {
+    const big = 'bench-big';
+    const filled = await fillCustomer(client, big, rebuildEvents);
+    notes.push(`rebuild set-up: ${rebuildEvents} events written to ${big} through the batch route in ${filled.ms} ms (${Math.round(rebuildEvents / (filled.ms / 1000))} events/s at 8 requests in flight)`);
+    await server.stop();
+    server = await startServer({ store, keys: keysPath });
+    const fresh = makeClient({ target: server, key: keys.admin, maxSockets: 1 });
+    const t0 = process.hrtime.bigint();
+    const first = await fresh.request('GET', `/v1/customers/${big}/balance?at=${FAR}`);
+    const firstMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    const t1 = process.hrtime.bigint();
+    await fresh.request('GET', `/v1/customers/${big}/balance?at=${FAR}`);
+    const secondMs = Number(process.hrtime.bigint() - t1) / 1e6;
+    fresh.close();
+    if (first.status !== 200 || first.body.balance !== filled.expectedBalance) {
+      throw new Error(`rebuilt balance: ${first.status} ${JSON.stringify(first.body)}, expected ${filled.expectedBalance}`);
+    }
+    rows.push({ name: `rebuild of ${rebuildEvents.toLocaleString('en')} events (fresh server, first read)`, rps: null, p50: firstMs, p99: null, eventsPerSecond: rebuildEvents / (firstMs / 1000), failed: 0, target: '<= 1 s' });
+    notes.push(`rebuild: first read ${firstMs.toFixed(0)} ms (store read + replay), the next read ${secondMs.toFixed(1)} ms; ${await readMetric(server, 'rebuild')}`);
+  }
+
+  client.close();
+  await server.stop();
+}
+
+function printTable() {
+  const floor = rows.find((r) => r.name.includes('floor'))?.rps;
+  const fmt = (n, digits = 0) => (n === null || n === undefined ? '' : Number(n).toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+  const header = ['workload', 'requests/s', 'p50 ms', 'p99 ms', 'events/s', 'vs floor', 'failed', 'target'];
+  const lines = rows.map((r) => [
+    r.name,
+    fmt(r.rps),
+    fmt(r.p50, r.rps === null ? 0 : 1),
+    fmt(r.p99, 1),
+    fmt(r.eventsPerSecond),
+    floor && r.rps !== null && !r.name.includes('floor') ? `${Math.round((100 * r.rps) / floor)}%` : '',
+    String(r.failed),
+    r.target,
+  ]);
+  console.log('');
+  console.log(`| ${header.join(' | ')} |`);
+  console.log(`|${header.map(() => '---').join('|')}|`);
+  for (const l of lines) console.log(`| ${l.join(' | ')} |`);
+  console.log('');
+  for (const n of notes) console.log(`# ${n}`);
+}
+
+try {
+  await main();
+} finally {
+  await killAllServers();
+  tmp.remove();
+}
