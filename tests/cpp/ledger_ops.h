@@ -38,7 +38,7 @@ struct Op {
   static Op cancelPending(std::string id) { return {Kind::kCancelPending, std::move(id), 0, 0, 0}; }
   bool isGrant() const { return kind == Kind::kAddGrant; }
   bool isConsume() const { return kind == Kind::kConsume; }
-  // An operation outside the original contract: the test model does not follow these.
+  // An operation beyond the core calls (addGrant, consume): the test model does not follow these.
   bool isLifecycle() const { return kind != Kind::kAddGrant && kind != Kind::kConsume; }
   // Carries an event id (whose allocations are worth probing).
   bool hasEventId() const { return kind == Kind::kConsume || kind == Kind::kSubmit; }
