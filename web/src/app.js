@@ -35,6 +35,11 @@ export const state = {
   renders: 0,
   /** the grant whose burn-down panel is open */
   selectedGrant: null,
+  /**
+   * How the charts draw their many marks: 'canvas' (under Plot's SVG axes), or 'svg'
+   * (Plot marks, as first written) with ?marks=svg in the address, to compare speed.
+   */
+  marks: new URLSearchParams(location.search).get('marks') === 'svg' ? 'svg' : 'canvas',
   /** (pointer event) => the grant id of the bar under it, or null; set by the timeline panel */
   grantAt: null,
 };

@@ -2,6 +2,7 @@
 // [t, t + 1), so a grant valid on [startTime, endTime] spans startTime..endTime + 1,
 // exactly where the step curve (step-after from balanceCurve breakpoints) counts it.
 import * as Plot from '@observablehq/plot';
+import { clipTo, underCanvas } from './layers.js';
 
 export const COLORS = {
   drawn: '#4338ca',
@@ -10,6 +11,7 @@ export const COLORS = {
   rejected: '#dc2626',
   queued: '#d97706',
   curve: '#4338ca',
+  selected: '#f59e0b',
 };
 
 /** Up to this many grants in view get a labelled row each; more are packed into lanes. */
@@ -107,8 +109,8 @@ function xAxis(domain, width, options) {
 const frame = (width) => ({ width, marginLeft: chartMargin(width).left, marginRight: chartMargin(width).right, style: { fontSize: '11px' } });
 
 /**
- * Plot's `render` hook for the grant bars: tags each bar with its grant id, so a click
- * (or the e2e test) can tell which grant it is. Index order is data order.
+ * Plot's `render` hook for the grant bars (SVG marks): tags each bar with its grant id,
+ * so the selection can be outlined. Index order is data order.
  */
 const tagGrantBars = (rows) =>
   function (index, scales, values, dimensions, context, next) {
@@ -118,7 +120,13 @@ const tagGrantBars = (rows) =>
     return g;
   };
 
-function grantsChart(session, domain, width, pxPerUnit) {
+const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+
+/**
+ * The grant bars. With marks 'canvas' (the default) they are painted under Plot's axes;
+ * with 'svg' they are Plot marks, as the demo drew them first (kept to compare speed).
+ */
+function grantsChart(session, domain, width, pxPerUnit, { marks, selected }) {
   const { rows, rowNames, packed } = grantRows(session, domain, pxPerUnit);
   const rowHeight = packed ? Math.max(3, Math.min(8, Math.floor(320 / rowNames.length))) : 26;
   const labels = (at, options) =>
@@ -126,13 +134,34 @@ function grantsChart(session, domain, width, pxPerUnit) {
       rows.filter((r) => r.place?.at === at),
       { x: (r) => r.place.x, y: 'row', text: 'label', fontSize: 11, fill: 'var(--ink)', className: 'grant-overlay', ...options },
     );
-  const chart = Plot.plot({
+  const svgBars =
+    marks === 'svg'
+      ? [
+          Plot.barX(rows, {
+            x1: 'startTime',
+            x2: (g) => g.endTime + 1,
+            y: 'row',
+            fill: (g) => (g.drawn === g.amount ? COLORS.drawn : COLORS.remaining),
+            clip: true,
+            className: 'grant-bars',
+            render: tagGrantBars(rows),
+          }),
+          Plot.barX(
+            rows.filter((g) => g.drawn > 0 && g.drawn < g.amount),
+            { x1: 'startTime', x2: 'drawnEnd', y: 'row', fill: COLORS.drawn, clip: true, className: 'grant-overlay' },
+          ),
+        ]
+      : [];
+  const { left, right } = chartMargin(width);
+  const height = 52 + rowHeight * Math.max(rowNames.length, 2);
+  const svg = Plot.plot({
     ...frame(width),
-    height: 52 + rowHeight * Math.max(rowNames.length, 2),
+    height,
     marginTop: 48,
     marginBottom: 4,
     x: xAxis(domain, width, { axis: 'top' }),
     y: {
+      type: 'band',
       domain: rowNames,
       label: null,
       padding: packed ? 0.2 : 0.22,
@@ -140,22 +169,7 @@ function grantsChart(session, domain, width, pxPerUnit) {
       tickFormat: (row) => (packed ? '' : ellipsize(row.slice('grant '.length), width < 520 ? 8 : 11)),
     },
     marks: [
-      // One bar per grant; the drawn part is laid over it only when the grant is partly drawn.
-      Plot.barX(rows, {
-        x1: 'startTime',
-        x2: (g) => g.endTime + 1,
-        y: 'row',
-        fill: (g) => (g.drawn === g.amount ? COLORS.drawn : COLORS.remaining),
-        clip: true,
-        title: 'title',
-        tip: true,
-        className: 'grant-bars',
-        render: tagGrantBars(rows),
-      }),
-      Plot.barX(
-        rows.filter((g) => g.drawn > 0 && g.drawn < g.amount),
-        { x1: 'startTime', x2: 'drawnEnd', y: 'row', fill: COLORS.drawn, clip: true, className: 'grant-overlay' },
-      ),
+      ...svgBars,
       labels('left-part', { dx: 5, textAnchor: 'start' }),
       labels('drawn-part', { dx: 5, textAnchor: 'start', fill: 'white' }),
       labels('beside', { dx: 5, textAnchor: 'start' }),
@@ -169,39 +183,127 @@ function grantsChart(session, domain, width, pxPerUnit) {
         : null,
     ],
   });
+  const x = svg.scale('x');
+  const y = svg.scale('y');
+  const band = y.bandwidth;
+  const [minX, maxX] = [left, width - right];
+  const box = (r) => ({ x1: clamp(x.apply(r.startTime), minX, maxX), x2: clamp(x.apply(r.endTime + 1), minX, maxX), y: y.apply(r.row) });
+  let shownSelected = selected;
+
+  const paint = (ctx) => {
+    if (marks === 'svg') return;
+    for (const r of rows) {
+      const b = box(r);
+      ctx.fillStyle = r.drawn === r.amount ? COLORS.drawn : COLORS.remaining;
+      ctx.fillRect(b.x1, b.y, b.x2 - b.x1, band);
+      if (r.drawn > 0 && r.drawn < r.amount) {
+        ctx.fillStyle = COLORS.drawn;
+        ctx.fillRect(b.x1, b.y, clamp(x.apply(r.drawnEnd), minX, maxX) - b.x1, band);
+      }
+    }
+    const chosen = rows.find((r) => r.grantId === shownSelected);
+    if (chosen) {
+      const b = box(chosen);
+      ctx.strokeStyle = COLORS.selected;
+      ctx.lineWidth = 3;
+      ctx.strokeRect(b.x1, b.y, b.x2 - b.x1, band);
+    }
+  };
+  const node = underCanvas(svg, paint);
+
+  const byRow = new Map(rowNames.map((name) => [name, []]));
+  for (const r of rows) byRow.get(r.row).push(r);
+  /** The grant whose bar is at (px, py), in px from the chart's top left. */
+  const grantAt = (px, py) => {
+    if (px < minX || px > maxX) return null;
+    const name = rowNames.find((n) => py >= y.apply(n) && py < y.apply(n) + band);
+    const t = x.invert(px);
+    return byRow.get(name)?.find((r) => r.startTime <= t && t < r.endTime + 1) ?? null;
+  };
+  const select = (grantId) => {
+    shownSelected = grantId;
+    if (marks !== 'svg') node.repaint();
+    for (const rect of svg.querySelectorAll('rect[data-grant-id]')) rect.classList.toggle('is-selected', rect.dataset.grantId === grantId);
+  };
+  select(selected);
+  Object.assign(node, { grantAt: (px, py) => grantAt(px, py)?.grantId ?? null, describe: (px, py) => grantAt(px, py)?.title ?? null, select });
+  node.dataset.bars = String(rows.length);
   const inView = `${formatNumber(rows.length)} of ${formatNumber(session.grants.size)} grants in view`;
   const caption = packed ? `${inView}, packed into ${formatNumber(rowNames.length)} rows (zoom in for one row per grant)` : rows.length ? inView : '';
-  return { chart, caption };
+  return { chart: node, caption };
 }
 
-function drawsChart(session, domain, width, pxPerUnit) {
+function drawsChart(session, domain, width, pxPerUnit, { marks: mode }) {
   const marks = markers(session, domain, pxPerUnit);
   const rows = session.queued.size > 0 ? [ACCEPTED_ROW, REJECTED_ROW, QUEUED_ROW] : [ACCEPTED_ROW, REJECTED_ROW];
-  const chart = Plot.plot({
+  const [rMin, rMax] = marks.binned ? [1.5, 7] : [3, 8];
+  const maxWeight = marks.reduce((max, m) => Math.max(max, m.weight), 1);
+  const fillOpacity = marks.binned ? 0.6 : 1;
+  const svg = Plot.plot({
     ...frame(width),
     height: 8 + 24 * rows.length,
     marginTop: 4,
     marginBottom: 4,
     x: xAxis(domain, width, { axis: null }),
-    y: { domain: rows, label: null, tickSize: 0, tickFormat: (row) => row.slice(1) },
-    r: { type: 'sqrt', range: marks.binned ? [1.5, 7] : [3, 8], domain: [0, marks.reduce((max, m) => Math.max(max, m.weight), 1)] },
+    y: { type: 'point', domain: rows, label: null, tickSize: 0, tickFormat: (row) => row.slice(1) },
+    r: { type: 'sqrt', range: [rMin, rMax], domain: [0, maxWeight] },
     marks: [
-      Plot.dot(marks, {
-        x: 'timestamp',
-        y: (m) => MARKER_ROWS[m.status],
-        r: 'weight',
-        fill: (m) => (m.status === 'accepted' ? COLORS.accepted : 'none'),
-        fillOpacity: marks.binned ? 0.6 : 1,
-        stroke: (m) => COLORS[m.status],
-        strokeWidth: 1.5,
-        className: 'consumption-markers',
-        title: 'title',
-        tip: true,
-      }),
+      mode === 'svg'
+        ? Plot.dot(marks, {
+            x: 'timestamp',
+            y: (m) => MARKER_ROWS[m.status],
+            r: 'weight',
+            fill: (m) => (m.status === 'accepted' ? COLORS.accepted : 'none'),
+            fillOpacity,
+            stroke: (m) => COLORS[m.status],
+            strokeWidth: 1.5,
+            className: 'consumption-markers',
+          })
+        : null,
     ],
   });
+  const x = svg.scale('x');
+  const y = svg.scale('y');
+  // Plot's sqrt scale with this domain and range, without its per-mark setup.
+  const radius = (weight) => rMin + (rMax - rMin) * Math.sqrt(weight / maxWeight);
+  const { left, right } = chartMargin(width);
+  const placed = marks.map((m) => ({ m, cx: x.apply(m.timestamp), cy: y.apply(MARKER_ROWS[m.status]), r: radius(m.weight) }));
+
+  const paint = (ctx) => {
+    if (mode === 'svg') return;
+    clipTo(ctx, left - rMax, 0, width - right + rMax, ctx.canvas.height);
+    ctx.lineWidth = 1.5;
+    for (const status of ['accepted', 'rejected', 'queued']) {
+      ctx.strokeStyle = COLORS[status];
+      ctx.fillStyle = COLORS.accepted;
+      for (const p of placed) {
+        if (p.m.status !== status) continue;
+        ctx.beginPath();
+        ctx.arc(p.cx, p.cy, p.r, 0, 2 * Math.PI);
+        if (status === 'accepted') {
+          ctx.globalAlpha = fillOpacity;
+          ctx.fill();
+          ctx.globalAlpha = 1;
+        }
+        ctx.stroke();
+      }
+    }
+  };
+  const node = underCanvas(svg, paint);
+  /** The marker nearest (px, py) within its radius and a little slack. */
+  const markerAt = (px, py) => {
+    let best = null;
+    let bestDistance = Infinity;
+    for (const p of placed) {
+      const d = Math.hypot(p.cx - px, p.cy - py);
+      if (d <= p.r + 3 && d < bestDistance) [best, bestDistance] = [p.m, d];
+    }
+    return best;
+  };
+  Object.assign(node, { describe: (px, py) => markerAt(px, py)?.title ?? null });
+  node.dataset.markers = String(marks.length);
   const caption = marks.binned ? `draws grouped per ${formatNumber(marks.binWidth)} time units (zoom in to see each)` : '';
-  return { chart, caption };
+  return { chart: node, caption };
 }
 
 function markers(session, [from, to], pxPerUnit) {
@@ -234,72 +336,31 @@ function markers(session, [from, to], pxPerUnit) {
   return Object.assign(data, { binned: true, binWidth });
 }
 
-/** Renders the timeline: grant bars over their windows, then the draws; both Plot SVGs share the x scale. */
-export function timelineCharts(session, domain, width) {
+/**
+ * Renders the timeline: grant bars over their windows, then the draws; both share the
+ * balance chart's x scale. `options.marks` is 'canvas' or 'svg'; `options.selected` the
+ * grant to outline.
+ */
+export function timelineCharts(session, domain, width, options) {
   const { left, right } = chartMargin(width);
   const pxPerUnit = (width - left - right) / (domain[1] - domain[0]);
-  const grants = grantsChart(session, domain, width, pxPerUnit);
-  const draws = drawsChart(session, domain, width, pxPerUnit);
+  const grants = grantsChart(session, domain, width, pxPerUnit, options);
+  const draws = drawsChart(session, domain, width, pxPerUnit, options);
   return { charts: [grants.chart, draws.chart], caption: [grants.caption, draws.caption].filter(Boolean).join('; ') };
 }
 
-/**
- * Hover targets for the balance chart. The view is cut wherever the balance or the
- * set of valid grants changes, so each piece has one balance and one set of grants;
- * a pointer can pick one piece per pixel column, so only the first piece starting
- * in each column gets a target (at both of its ends), with its exact values.
- */
-function hoverTargets(session, curve, [from, to], pxPerUnit) {
-  const starts = new Map();
-  const ends = new Map();
-  const cuts = curve.map(([t]) => t);
-  const at = (map, t, id) => (map.get(t) ?? map.set(t, []).get(t)).push(id);
+/** What the balance chart says at time t on hover: the balance and the grants valid then. */
+function balanceAt(session, t) {
+  const active = [];
+  let count = 0;
   for (const g of session.grants.values()) {
-    if (g.startTime < to && g.endTime + 1 > from) {
-      const start = Math.max(g.startTime, from);
-      at(starts, start, g.grantId);
-      cuts.push(start);
-      if (g.endTime + 1 < to) {
-        at(ends, g.endTime + 1, g.grantId);
-        cuts.push(g.endTime + 1);
-      }
+    if (g.startTime <= t && t <= g.endTime) {
+      count++;
+      if (active.length < 6) active.push(g.grantId);
     }
   }
-  const times = Float64Array.from(cuts).sort();
-  const active = new Set();
-  const targets = [];
-  let k = 0;
-  let lastColumn = -Infinity;
-  for (let i = 0; i < times.length; i++) {
-    const t = times[i];
-    if (i > 0 && times[i - 1] === t) continue;
-    for (const id of ends.get(t) ?? []) active.delete(id);
-    for (const id of starts.get(t) ?? []) active.add(id);
-    while (k + 1 < curve.length && curve[k + 1][0] <= t) k++;
-    const column = Math.floor((t - from) * pxPerUnit);
-    if (column === lastColumn) continue;
-    lastColumn = column;
-    let next = i + 1;
-    while (next < times.length && times[next] === t) next++;
-    const last = (next < times.length ? times[next] : to) - 1;
-    const balance = curve[k][1];
-    const span = last > t ? `t = ${formatNumber(t)}…${formatNumber(last)}` : `t = ${formatNumber(t)}`;
-    const title = `${span}\nbalance ${formatNumber(balance)}\n${activeText(active)}`;
-    targets.push({ x: t, balance, title });
-    if (last > t) targets.push({ x: last, balance, title });
-  }
-  return targets;
-}
-
-function activeText(active) {
-  if (active.size === 0) return 'no grant valid';
-  const ids = [];
-  for (const id of active) {
-    if (ids.length === 6) break;
-    ids.push(id);
-  }
-  const more = active.size > ids.length ? ` +${active.size - ids.length} more` : '';
-  return `${active.size} grant${active.size === 1 ? '' : 's'} valid: ${ids.join(', ')}${more}`;
+  const valid = count === 0 ? 'no grant valid' : `${count} grant${count === 1 ? '' : 's'} valid: ${active.join(', ')}${count > active.length ? ` +${count - active.length} more` : ''}`;
+  return `t = ${formatNumber(t)}\nbalance ${formatNumber(session.ledger.getBalance(t))}\n${valid}`;
 }
 
 /**
@@ -326,31 +387,62 @@ function thinForDrawing(curve, from, pxPerUnit) {
   return out;
 }
 
-/** Renders the balance step curve; returns the Plot SVG. */
-export function balanceChart(session, domain, width) {
+/** Renders the balance step curve (painted under Plot's axes with marks 'canvas'). */
+export function balanceChart(session, domain, width, { marks }) {
   const [from, to] = domain;
   const curve = session.ledger.balanceCurve(from, Math.min(to, Number.MAX_SAFE_INTEGER));
   const last = curve[curve.length - 1];
   if (last[0] < to) curve.push([to, last[1]]);
   const { left, right } = chartMargin(width);
   const pxPerUnit = (width - left - right) / (to - from);
-  const tips = hoverTargets(session, curve, domain, pxPerUnit);
   const top = curve.reduce((max, [, b]) => Math.max(max, b), 1);
   const drawn = thinForDrawing(curve, from, pxPerUnit);
-  return Plot.plot({
+  const svgCurve =
+    marks === 'svg'
+      ? [
+          Plot.areaY(drawn, { x: (p) => p[0], y: (p) => p[1], curve: 'step-after', fill: COLORS.curve, fillOpacity: 0.1 }),
+          Plot.lineY(drawn, { x: (p) => p[0], y: (p) => p[1], curve: 'step-after', stroke: COLORS.curve, strokeWidth: 2, className: 'balance-curve' }),
+        ]
+      : [];
+  const svg = Plot.plot({
     ...frame(width),
     height: 210,
     marginTop: 16,
     x: xAxis(domain, width),
     y: { domain: [0, top * 1.08], grid: true, nice: true, label: 'balance (credits)', tickFormat: tickFormatFor(top) },
-    marks: [
-      Plot.areaY(drawn, { x: (p) => p[0], y: (p) => p[1], curve: 'step-after', fill: COLORS.curve, fillOpacity: 0.1 }),
-      Plot.lineY(drawn, { x: (p) => p[0], y: (p) => p[1], curve: 'step-after', stroke: COLORS.curve, strokeWidth: 2, className: 'balance-curve' }),
-      Plot.ruleY([0]),
-      Plot.dot(tips, Plot.pointerX({ x: 'x', y: 'balance', r: 4, fill: COLORS.curve })),
-      Plot.tip(tips, Plot.pointerX({ x: 'x', y: 'balance', title: 'title' })),
-    ],
+    marks: [...svgCurve, Plot.ruleY([0])],
   });
+  const x = svg.scale('x');
+  const y = svg.scale('y');
+  const paint = (ctx) => {
+    if (marks === 'svg') return;
+    // Step-after, as Plot's curve: each balance holds until the next breakpoint.
+    ctx.beginPath();
+    ctx.moveTo(x.apply(drawn[0][0]), y.apply(drawn[0][1]));
+    for (let i = 1; i < drawn.length; i++) {
+      const px = x.apply(drawn[i][0]);
+      ctx.lineTo(px, y.apply(drawn[i - 1][1]));
+      ctx.lineTo(px, y.apply(drawn[i][1]));
+    }
+    ctx.strokeStyle = COLORS.curve;
+    ctx.lineWidth = 2;
+    ctx.stroke();
+    ctx.lineTo(x.apply(drawn[drawn.length - 1][0]), y.apply(0));
+    ctx.lineTo(x.apply(drawn[0][0]), y.apply(0));
+    ctx.closePath();
+    ctx.globalAlpha = 0.1;
+    ctx.fillStyle = COLORS.curve;
+    ctx.fill();
+    ctx.globalAlpha = 1;
+  };
+  const node = underCanvas(svg, paint);
+  const [minX, maxX] = [left, width - right];
+  Object.assign(node, {
+    scale: (name) => svg.scale(name),
+    describe: (px) => (px < minX || px > maxX ? null : balanceAt(session, clamp(Math.floor(x.invert(px)), from, to - 1))),
+  });
+  node.dataset.points = String(drawn.length);
+  return node;
 }
 
 /**

@@ -115,6 +115,27 @@ function cursorFromPointer(event) {
   setCursor(Math.min(to - 1, Number.MAX_SAFE_INTEGER, Math.max(from, t)));
 }
 
+// --- hover tips: each chart says what is under the pointer (describe), one tip shows it
+
+const tip = $('chart-tip');
+function showTip(event) {
+  const chart = /** @type {any} */ (event.target).closest?.('.layered');
+  const { left, top } = chart?.getBoundingClientRect() ?? {};
+  const text = chart?.describe?.(event.clientX - left, event.clientY - top) ?? null;
+  if (text === null) return hideTip();
+  tip.textContent = text;
+  tip.hidden = false;
+  // Beside the pointer, flipped to its left near the right edge of the charts.
+  const stackBox = stack.getBoundingClientRect();
+  const x = event.clientX - stackBox.left;
+  const y = event.clientY - stackBox.top;
+  const flip = x > stackBox.width - 200;
+  tip.style.transform = `translate(${flip ? x - 12 - tip.offsetWidth : x + 12}px, ${y + 12}px)`;
+}
+function hideTip() {
+  tip.hidden = true;
+}
+
 /** Where a press began and on which grant bar, if any: a press and release in place on a bar opens its burn-down. */
 let press = null;
 // Captured before Plot sees it: a press moves the cursor instead of pinning a tip.
@@ -131,8 +152,14 @@ stack.addEventListener(
   { capture: true },
 );
 stack.addEventListener('pointermove', (event) => {
-  if (stack.hasPointerCapture(event.pointerId)) cursorFromPointer(event);
+  if (stack.hasPointerCapture(event.pointerId)) {
+    hideTip();
+    cursorFromPointer(event);
+  } else {
+    showTip(event);
+  }
 });
+stack.addEventListener('pointerleave', hideTip);
 stack.addEventListener('pointerup', (event) => {
   stack.classList.remove('dragging');
   if (press?.grantId != null && Math.abs(event.clientX - press.x) < 5 && Math.abs(event.clientY - press.y) < 5) {

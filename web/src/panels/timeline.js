@@ -3,23 +3,23 @@
 import { $, on, state } from '../app.js';
 import { timelineCharts } from '../charts.js';
 
-/** Outlines the selected grant's bar (a class, no redraw needed). */
-function markSelectedBar() {
-  const root = $('timeline');
-  for (const rect of root.querySelectorAll('rect.is-selected')) rect.classList.remove('is-selected');
-  if (state.selectedGrant === null) return;
-  for (const rect of root.querySelectorAll('rect[data-grant-id]')) {
-    if (rect.dataset.grantId === state.selectedGrant) rect.classList.add('is-selected');
-  }
-}
+const box = $('timeline');
 
 on('view', () => {
-  const { charts, caption } = timelineCharts(state.session, state.domain, Math.max(280, state.width));
-  $('timeline').replaceChildren(...charts);
+  const { charts, caption } = timelineCharts(state.session, state.domain, Math.max(280, state.width), {
+    marks: state.marks,
+    selected: state.selectedGrant,
+  });
+  box.replaceChildren(...charts);
   $('timeline-caption').textContent = caption;
-  markSelectedBar();
 });
-on('selection', markSelectedBar);
+// Outlines the chosen grant's bar: a repaint of the bars, not a new plot.
+on('selection', () => box.firstElementChild?.select(state.selectedGrant));
 
 /** The grant whose bar is under a pointer event, if any (the cursor panel asks on a press). */
-state.grantAt = (event) => event.target.closest?.('rect[data-grant-id]')?.dataset.grantId ?? null;
+state.grantAt = (event) => {
+  const chart = box.firstElementChild;
+  if (!chart?.contains(event.target)) return null;
+  const { left, top } = chart.getBoundingClientRect();
+  return chart.grantAt(event.clientX - left, event.clientY - top);
+};
