@@ -1,0 +1,97 @@
+// One customer's cached ledger: the package's GPULedger plus what the service must know
+// beside it (the seq of the last log entry applied, queued ids, voided grant ids), and
+// the replay that rebuilds it from the store.
+import { GPULedger } from 'gpu-credit-ledger';
+
+export class LogDivergedError extends Error {
+  constructor(customer, seq, what) {
+    super(`replaying the log of ${JSON.stringify(customer)} at seq ${seq}: ${what}`);
+    this.name = 'LogDivergedError';
+  }
+}
+
+export class CustomerLedger {
+  /** The seq of the last committed log entry this ledger reflects. */
+  seq = 0;
+  /** Queued consumptions: eventId → [amount, timestamp]. Tells a new queue entry from a retry. */
+  queued = new Map();
+  /** Voided grants: grantId → [amount, startTime, endTime]. Their ids stay taken: a retried add must not revive them. */
+  voided = new Map();
+  /** Queued consumptions let in by the current call (filled by the pending listener). */
+  letIn = [];
+
+  constructor(customer, ledger = new GPULedger()) {
+    this.customer = customer;
+    this.ledger = ledger;
+    ledger.onPendingAccepted((accepted) => {
+      for (const consumption of accepted) {
+        this.queued.delete(consumption.eventId);
+        this.letIn.push(consumption);
+      }
+    });
+  }
+
+  /** Rebuilds a customer from what the store returned by `load` (snapshot, then log entries in seq order). */
+  static rebuild(customer, { snapshot, entries }) {
+    let state;
+    if (snapshot === null) {
+      state = new CustomerLedger(customer);
+    } else {
+      const { ledger, pending, voidedGrants } = snapshot.document;
+      state = new CustomerLedger(customer, GPULedger.fromJSON(ledger));
+      state.seq = snapshot.seq;
+      for (const { eventId, amount, timestamp } of pending) state.apply([snapshot.seq, 'submit', eventId, amount, timestamp, null]);
+      for (const [grantId, amount, startTime, endTime] of voidedGrants) state.voided.set(grantId, [amount, startTime, endTime]);
+    }
+    try {
+      for (const entry of entries) state.apply(entry);
+    } catch (error) {
+      state.dispose();
+      throw error;
+    }
+    state.letIn = [];
+    return state;
+  }
+
+  /** Applies one committed log entry (see store/interface.js for what each kind means). */
+  apply([seq, kind, id, amount, t1, t2]) {
+    const ledger = this.ledger;
+    switch (kind) {
+      case 'grant':
+        ledger.addGrant(id, amount, t1, t2);
+        break;
+      case 'consume':
+        if (!ledger.consume(id, amount, t1)) throw new LogDivergedError(this.customer, seq, `consumption ${JSON.stringify(id)} was not accepted`);
+        this.queued.delete(id);
+        break;
+      case 'submit':
+        if (ledger.submit(id, amount, t1) === 'queued') this.queued.set(id, [amount, t1]);
+        break;
+      case 'void':
+        if (!ledger.voidGrant(id).applied) throw new LogDivergedError(this.customer, seq, `void of ${JSON.stringify(id)} was refused`);
+        this.voided.set(id, [amount, t1, t2]);
+        break;
+      case 'end':
+        if (!ledger.setGrantEnd(id, t2).applied) throw new LogDivergedError(this.customer, seq, `end change of ${JSON.stringify(id)} was refused`);
+        break;
+      case 'cancel':
+        ledger.cancelPending(id);
+        this.queued.delete(id);
+        break;
+      default:
+        throw new LogDivergedError(this.customer, seq, `unknown entry kind ${JSON.stringify(kind)}`);
+    }
+    this.seq = seq;
+  }
+
+  /** The queued consumptions let in since the last call, and forgets them. */
+  takeLetIn() {
+    const list = this.letIn;
+    this.letIn = [];
+    return list;
+  }
+
+  dispose() {
+    this.ledger.dispose();
+  }
+}

@@ -1,0 +1,136 @@
+// What each request does to a customer's cached ledger. An operation runs synchronously
+// inside the customer's turn and returns { result, entries }: the answer, and the log
+// entries to commit before the answer may be sent ([kind, id, amount, t1, t2], see
+// store/interface.js). Nothing is logged for rejections, dry runs, identical retries
+// and reads. Package errors leave the ledger unchanged; they are converted here.
+import { LedgerError } from 'gpu-credit-ledger';
+import { fromLibrary, notFound } from '../errors.js';
+
+const NONE = [];
+
+function guarded(fn) {
+  return (state, input) => {
+    try {
+      return fn(state, input);
+    } catch (error) {
+      throw fromLibrary(error);
+    }
+  };
+}
+
+/** POST grants. status 201 for a first add, 200 for an identical retry. */
+function addGrantUnguarded(state, { grantId, amount, startTime, endTime }) {
+  const voided = state.voided.get(grantId);
+  if (voided !== undefined) {
+    if (voided[0] === amount && voided[1] === startTime && voided[2] === endTime) {
+      return { result: { status: 200, body: { grantId, amount, startTime, endTime, acceptedPending: [] } }, entries: NONE };
+    }
+    throw new LedgerError('DUPLICATE_ID', `addGrant: grant ${JSON.stringify(grantId)} was voided; its id stays taken`);
+  }
+  const ledger = state.ledger;
+  const before = ledger.grantCount;
+  state.letIn = [];
+  ledger.addGrant(grantId, amount, startTime, endTime);
+  const added = ledger.grantCount > before;
+  return {
+    result: { status: added ? 201 : 200, body: { grantId, amount, startTime, endTime, acceptedPending: state.takeLetIn() } },
+    entries: added ? [['grant', grantId, amount, startTime, endTime]] : NONE,
+  };
+}
+
+/** POST consumptions: tryConsume, or submit when `queue` is set and it cannot be funded now. */
+function consumeUnguarded(state, { eventId, amount, timestamp, dryRun = false, queue = false }) {
+  const ledger = state.ledger;
+  const wasQueued = state.queued.has(eventId);
+  const before = ledger.consumptionCount;
+  const r = ledger.tryConsume(eventId, amount, timestamp, dryRun ? { dryRun: true } : undefined);
+  const body = { eventId, accepted: r.accepted, queued: false, allocations: r.allocations, reason: r.reason, blockingEventId: r.blockingEventId };
+  let entries = NONE;
+  if (dryRun) {
+    body.queued = !r.accepted && (wasQueued || queue);
+  } else if (r.accepted) {
+    if (ledger.consumptionCount > before) {
+      entries = [['consume', eventId, amount, timestamp, null]];
+      state.queued.delete(eventId);
+    }
+  } else if (queue) {
+    // The same state as the rejection just computed: submit queues it.
+    ledger.submit(eventId, amount, timestamp);
+    body.queued = true;
+    if (!wasQueued) {
+      state.queued.set(eventId, [amount, timestamp]);
+      entries = [['submit', eventId, amount, timestamp, null]];
+    }
+  } else {
+    body.queued = wasQueued;
+  }
+  return { result: { status: 200, body }, entries };
+}
+
+/** POST grants/{grantId}/void. A grant voided before answers as applied again (retries). */
+function voidGrantUnguarded(state, { grantId }) {
+  if (state.voided.has(grantId)) return { result: { status: 200, body: { applied: true, blockingEventId: null } }, entries: NONE };
+  const ledger = state.ledger;
+  const grant = ledger.burnDown(grantId);
+  if (grant === null) throw notFound(`voidGrant: no grant ${JSON.stringify(grantId)}`);
+  const r = ledger.voidGrant(grantId);
+  let entries = NONE;
+  if (r.applied) {
+    state.voided.set(grantId, [grant.amount, grant.startTime, grant.endTime]);
+    entries = [['void', grantId, grant.amount, grant.startTime, grant.endTime]];
+  }
+  return { result: { status: 200, body: { applied: r.applied, blockingEventId: r.blockingEventId } }, entries };
+}
+
+/** PATCH grants/{grantId} {endTime}. */
+function setGrantEndUnguarded(state, { grantId, endTime }) {
+  if (state.voided.has(grantId)) throw notFound(`setGrantEnd: grant ${JSON.stringify(grantId)} was voided`);
+  state.letIn = [];
+  const r = state.ledger.setGrantEnd(grantId, endTime);
+  state.letIn = [];
+  return {
+    result: { status: 200, body: { applied: r.applied, blockingEventId: r.blockingEventId, acceptedPending: r.acceptedPending } },
+    entries: r.applied ? [['end', grantId, null, null, endTime]] : NONE,
+  };
+}
+
+/** DELETE pending/{eventId}: drops a queued consumption. */
+function cancelPendingUnguarded(state, { eventId }) {
+  if (!state.ledger.cancelPending(eventId)) throw notFound(`cancelPending: no queued consumption ${JSON.stringify(eventId)}`);
+  state.queued.delete(eventId);
+  return { result: { status: 200, body: { eventId, cancelled: true } }, entries: [['cancel', eventId, null, null, null]] };
+}
+
+export const addGrant = guarded(addGrantUnguarded);
+export const consume = guarded(consumeUnguarded);
+export const voidGrant = guarded(voidGrantUnguarded);
+export const setGrantEnd = guarded(setGrantEndUnguarded);
+export const cancelPending = guarded(cancelPendingUnguarded);
+
+/**
+ * POST events: each event as its single call would answer, in order. An event the
+ * ledger refuses gets its own error result; the others still apply. All entries are
+ * committed together.
+ */
+export function applyEvents(state, { events }) {
+  const results = new Array(events.length);
+  const entries = [];
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i];
+    try {
+      const out = event.type === 'grant' ? addGrantUnguarded(state, event) : consumeUnguarded(state, event);
+      for (const entry of out.entries) entries.push(entry);
+      results[i] = { status: out.result.status, ...out.result.body };
+    } catch (raw) {
+      const error = fromLibrary(raw);
+      if (error.statusCode === undefined) throw error;
+      results[i] = { status: error.statusCode, error: { code: error.code, message: error.message } };
+    }
+  }
+  return { result: { status: 200, body: { results } }, entries };
+}
+
+/** A read: runs `fn(ledger, state)` in the customer's turn and answers 200 with what it returns. */
+export function read(fn) {
+  return guarded((state, input) => ({ result: { status: 200, body: fn(state.ledger, input, state) }, entries: NONE }));
+}

@@ -1,0 +1,234 @@
+// The per-customer ledgers and the group commit.
+//
+// Per customer, requests run strictly one at a time in arrival order (a FIFO). A write
+// is applied to the cached ledger at once and its log entries join the open batch; the
+// batch is committed in ONE store transaction on setImmediate (so every write of the same
+// event-loop turn shares it), and only then are its requests answered. A request that
+// arrives for a customer whose writes sit in the open batch runs too (it sees them), but
+// is answered only after that commit: no answer ever reveals uncommitted state. While a
+// batch is being committed (a networked store), its customers' next requests wait.
+// A failed commit answers every request of the batch 503 and drops the ledgers it
+// touched (rebuilt from the store on next use), so nothing of the batch stays visible.
+import { GPULedger } from 'gpu-credit-ledger';
+import { performance } from 'node:perf_hooks';
+import { StoreConflictError } from '../store/interface.js';
+import { unavailable } from '../errors.js';
+import { CustomerLedger } from './customer-ledger.js';
+
+const MAX_CONFLICT_RETRIES = 5;
+
+class Slot {
+  state = null; // CustomerLedger once loaded
+  loading = false;
+  waiting = []; // tasks not yet run, in arrival order
+  uncommitted = null; // the batch holding this customer's applied but uncommitted entries
+  constructor(customer) {
+    this.customer = customer;
+  }
+}
+
+class Batch {
+  groups = new Map(); // Slot → entries
+  answers = []; // [slot, task, out | null, error | null] in run order
+  append(slot, entries) {
+    const list = this.groups.get(slot);
+    if (list === undefined) this.groups.set(slot, entries.slice());
+    else for (const entry of entries) list.push(entry);
+  }
+}
+
+export class LedgerService {
+  #store;
+  #budget;
+  #metrics;
+  #log;
+  #slots = new Map(); // customer → Slot, least recently used first
+  #open = null; // the batch collecting this turn's writes
+  #flushing = new Set(); // commits in flight
+  #closed = false;
+  #lastHeapCheck = 0;
+
+  /**
+   * store: see store/interface.js. budgetBytes: evict least-recently-used ledgers while
+   * GPULedger.wasmHeapBytes() is above it. metrics: the hooks of plugins/external/metrics.js.
+   */
+  constructor({ store, budgetBytes = 512 * 1024 * 1024, metrics = null, log = null }) {
+    this.#store = store;
+    this.#budget = budgetBytes;
+    this.#metrics = metrics;
+    this.#log = log;
+  }
+
+  get cachedCount() {
+    let n = 0;
+    for (const slot of this.#slots.values()) if (slot.state !== null) n++;
+    return n;
+  }
+
+  /**
+   * Runs `op(state, input)` in the customer's turn; resolves to its `result` once every
+   * entry it (or a request before it) logged is committed.
+   */
+  run(customer, op, input) {
+    if (this.#closed) return Promise.reject(unavailable('the service is shutting down'));
+    return new Promise((resolve, reject) => {
+      let slot = this.#slots.get(customer);
+      if (slot === undefined) {
+        slot = new Slot(customer);
+      } else {
+        if (slot.state !== null) this.#metrics?.hit();
+        this.#slots.delete(customer); // re-insert: most recently used last
+      }
+      this.#slots.set(customer, slot);
+      slot.waiting.push({ op, input, resolve, reject, conflicts: 0 });
+      this.#pump(slot);
+    });
+  }
+
+  #pump(slot) {
+    while (slot.waiting.length > 0) {
+      if (slot.state === null) {
+        if (!slot.loading) this.#load(slot);
+        return;
+      }
+      if (slot.uncommitted !== null && slot.uncommitted !== this.#open) return; // its commit is in flight
+      const task = slot.waiting.shift();
+      let out = null;
+      let error = null;
+      try {
+        out = task.op(slot.state, task.input);
+      } catch (caught) {
+        error = caught;
+      }
+      if (out !== null && out.entries.length > 0) {
+        const batch = this.#openBatch();
+        batch.append(slot, out.entries);
+        slot.uncommitted = batch;
+      }
+      if (slot.uncommitted !== null) slot.uncommitted.answers.push([slot, task, out, error]);
+      else if (error !== null) task.reject(error);
+      else task.resolve(out.result);
+    }
+  }
+
+  #openBatch() {
+    if (this.#open === null) {
+      const batch = new Batch();
+      this.#open = batch;
+      setImmediate(() => this.#flush(batch));
+    }
+    return this.#open;
+  }
+
+  async #load(slot) {
+    slot.loading = true;
+    const started = performance.now();
+    let state = null;
+    try {
+      const data = await this.#store.load(slot.customer);
+      state = CustomerLedger.rebuild(slot.customer, data);
+    } catch (error) {
+      slot.loading = false;
+      this.#log?.error({ err: error, customer: slot.customer }, 'loading a customer ledger failed');
+      const waiting = slot.waiting;
+      slot.waiting = [];
+      this.#forget(slot);
+      for (const task of waiting) task.reject(unavailable(`the ledger of ${JSON.stringify(slot.customer)} could not be loaded`));
+      return;
+    }
+    slot.loading = false;
+    slot.state = state;
+    this.#metrics?.rebuilt((performance.now() - started) / 1000);
+    this.#evictOverBudget(true);
+    this.#pump(slot);
+  }
+
+  async #flush(batch) {
+    if (this.#open === batch) this.#open = null;
+    const groups = [];
+    for (const [slot, entries] of batch.groups) groups.push({ customer: slot.customer, baseSeq: slot.state.seq, entries });
+    const started = performance.now();
+    const done = this.#store.commit(groups);
+    this.#flushing.add(done);
+    let failure = null;
+    try {
+      await done;
+    } catch (error) {
+      failure = error;
+    } finally {
+      this.#flushing.delete(done);
+    }
+    if (failure === null) {
+      let events = 0;
+      for (const [slot, entries] of batch.groups) {
+        slot.state.seq += entries.length;
+        slot.uncommitted = null;
+        events += entries.length;
+      }
+      this.#metrics?.committed(events, (performance.now() - started) / 1000);
+      for (const [, task, out, error] of batch.answers) {
+        if (error !== null) task.reject(error);
+        else task.resolve(out.result);
+      }
+    } else {
+      this.#log?.error({ err: failure, customers: groups.length }, 'commit failed');
+      this.#metrics?.commitFailed();
+      const conflict = failure instanceof StoreConflictError;
+      for (const slot of batch.groups.keys()) {
+        slot.uncommitted = null;
+        slot.state.dispose();
+        slot.state = null;
+      }
+      // Another writer moved a head: rebuild and run the same requests again, in the
+      // same order, ahead of later ones. Any other failure: 503, the client retries.
+      const retry = [];
+      for (const answer of batch.answers) {
+        const task = answer[1];
+        if (conflict && task.conflicts++ < MAX_CONFLICT_RETRIES) retry.push(answer);
+        else task.reject(unavailable('the store could not commit this request; nothing of it was applied'));
+      }
+      for (let i = retry.length - 1; i >= 0; i--) retry[i][0].waiting.unshift(retry[i][1]);
+    }
+    for (const slot of batch.groups.keys()) this.#pump(slot);
+    this.#evictOverBudget(false);
+  }
+
+  /** Drops least-recently-used idle ledgers while the shared WASM heap is above the budget. */
+  #evictOverBudget(force) {
+    const now = performance.now();
+    // wasmHeapBytes walks the heap: after a flush, look at most every 50 ms.
+    if (!force && now - this.#lastHeapCheck < 50) return;
+    this.#lastHeapCheck = now;
+    let heap = GPULedger.wasmHeapBytes();
+    if (heap <= this.#budget) return;
+    for (const slot of this.#slots.values()) {
+      if (heap <= this.#budget) break;
+      if (slot.state === null || slot.loading || slot.waiting.length > 0 || slot.uncommitted !== null) continue;
+      slot.state.dispose();
+      slot.state = null;
+      this.#forget(slot);
+      this.#metrics?.evicted();
+      heap = GPULedger.wasmHeapBytes();
+    }
+  }
+
+  #forget(slot) {
+    if (slot.state === null && slot.waiting.length === 0 && !slot.loading && this.#slots.get(slot.customer) === slot) {
+      this.#slots.delete(slot.customer);
+    }
+  }
+
+  /** Stops taking requests, lets the open batch and commits in flight finish, frees every ledger. */
+  async close() {
+    this.#closed = true;
+    while (this.#open !== null || this.#flushing.size > 0) {
+      if (this.#flushing.size > 0) await Promise.allSettled([...this.#flushing]);
+      else await new Promise((resolve) => setImmediate(resolve));
+    }
+    for (const slot of this.#slots.values()) {
+      slot.state?.dispose();
+      slot.state = null;
+    }
+    this.#slots.clear();
+  }
+}

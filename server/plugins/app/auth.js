@@ -1,0 +1,66 @@
+// API keys: `Authorization: Bearer <key>`. Keys are kept only as SHA-256 digests and a
+// presented key is hashed and compared with every stored digest by timingSafeEqual, so
+// neither the comparison nor a hash-table lookup leaks how much of a key was right.
+//
+// Roles (route config `access`): 'read' routes for every role; 'consume' routes for
+// writers and admins, and for readers when the body is a dry run; 'write' for writers
+// and admins; 'admin' for admins. A key with `customers` is limited to those customers.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import fp from 'fastify-plugin';
+import { ServiceError } from '../../errors.js';
+
+const ROLES = new Set(['admin', 'writer', 'reader']);
+const digest = (key) => createHash('sha256').update(key, 'utf8').digest();
+
+/** Checks a key file's content: [{key, role, customers?}]. Throws with what is wrong. */
+export function parseKeys(list) {
+  if (!Array.isArray(list) || list.length === 0) throw new Error('the key file must hold a non-empty JSON array');
+  return list.map((entry, i) => {
+    if (typeof entry !== 'object' || entry === null) throw new Error(`keys[${i}] must be an object`);
+    const { key, role, customers } = entry;
+    if (typeof key !== 'string' || key.length < 16) throw new Error(`keys[${i}].key must be a string of at least 16 characters`);
+    if (!ROLES.has(role)) throw new Error(`keys[${i}].role must be "admin", "writer" or "reader"`);
+    if (customers !== undefined && !(Array.isArray(customers) && customers.every((c) => typeof c === 'string'))) {
+      throw new Error(`keys[${i}].customers must be an array of customer ids`);
+    }
+    const hash = digest(key);
+    return { id: hash.toString('hex').slice(0, 16), hash, role, customers: customers === undefined ? null : new Set(customers) };
+  });
+}
+
+const unauthenticated = () => new ServiceError(401, 'UNAUTHENTICATED', 'a valid "Authorization: Bearer <key>" header is required');
+const forbidden = (message) => new ServiceError(403, 'FORBIDDEN', message);
+
+async function auth(fastify, { keys }) {
+  const entries = parseKeys(keys);
+
+  function identify(header) {
+    if (typeof header !== 'string' || !header.startsWith('Bearer ')) return null;
+    const presented = digest(header.slice(7).trim());
+    let found = null;
+    for (const entry of entries) if (timingSafeEqual(entry.hash, presented) && found === null) found = entry;
+    return found;
+  }
+
+  fastify.decorateRequest('apiKey', null);
+
+  fastify.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config?.access;
+    if (access === undefined) return; // public: health, metrics, OpenAPI, 404
+    const key = identify(request.headers.authorization);
+    if (key === null) throw unauthenticated();
+    request.apiKey = key;
+    const customer = request.params?.customerId;
+    if (key.customers !== null && !key.customers.has(customer)) throw forbidden('this key may not act for this customer');
+    if (access === 'admin' && key.role !== 'admin') throw forbidden('this route needs an admin key');
+    if (access === 'write' && key.role === 'reader') throw forbidden('a reader key may only read and make dry runs');
+  });
+
+  // 'consume': a reader may only make dry runs; the body is parsed by now.
+  fastify.addHook('preHandler', async (request) => {
+    if (request.routeOptions.config?.access !== 'consume' || request.apiKey?.role !== 'reader') return;
+    if (request.body?.dryRun !== true) throw forbidden('a reader key may only make dry-run consumptions');
+  });
+}
+
+export default fp(auth, { name: 'auth' });

@@ -1,0 +1,20 @@
+// The OpenAPI document, generated from the route schemas (server/schemas/), at GET /openapi.json.
+import fp from 'fastify-plugin';
+import swagger from '@fastify/swagger';
+
+async function openapi(fastify) {
+  await fastify.register(swagger, {
+    openapi: {
+      info: {
+        title: 'gpu-credit-ledger service',
+        description: 'Per-customer exact GPU credit ledgers over a durable event log.',
+        version: '1.0.0',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  fastify.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () => fastify.swagger());
+}
+
+export default fp(openapi, { name: 'swagger' });

@@ -1,0 +1,18 @@
+// Load shedding (@fastify/under-pressure): while the event loop lags more than
+// maxEventLoopDelay ms (or uses more than maxEventLoopUtilization), requests get 503
+// UNAVAILABLE with Retry-After instead of queueing behind the backlog. 0 turns a limit off.
+import fp from 'fastify-plugin';
+import underPressure from '@fastify/under-pressure';
+
+async function shedding(fastify, { maxEventLoopDelay = 1000, maxEventLoopUtilization = 0, sampleInterval = 100, retryAfter = 1 }) {
+  if (!maxEventLoopDelay && !maxEventLoopUtilization) return;
+  await fastify.register(underPressure, {
+    maxEventLoopDelay,
+    maxEventLoopUtilization,
+    sampleInterval,
+    retryAfter,
+    message: 'the server is overloaded; retry later',
+  });
+}
+
+export default fp(shedding, { name: 'under-pressure' });

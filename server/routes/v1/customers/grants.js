@@ -1,0 +1,32 @@
+// Grants: add, list at a time, burn-down, void, change end.
+import * as schemas from '../../../schemas/grants.js';
+import * as ops from '../../../ledger/operations.js';
+import { notFound } from '../../../errors.js';
+import { answer, queryTime } from './answer.js';
+
+const grantsAt = ops.read((ledger, at) => ({ grants: ledger.grantsAt(at) }));
+const burnDown = ops.read((ledger, grantId) => ledger.burnDown(grantId));
+
+export default async function grants(fastify) {
+  fastify.post('/grants', { schema: schemas.addGrant, config: { access: 'write' } }, (request, reply) =>
+    answer(fastify, request, reply, ops.addGrant, request.body),
+  );
+
+  fastify.get('/grants', { schema: schemas.grantsAt, config: { access: 'read' } }, (request, reply) =>
+    answer(fastify, request, reply, grantsAt, queryTime(request, 'at')),
+  );
+
+  fastify.get('/grants/:grantId', { schema: schemas.burnDown, config: { access: 'read' } }, async (request, reply) => {
+    const body = await answer(fastify, request, reply, burnDown, request.params.grantId);
+    if (body === null) throw notFound(`no grant ${JSON.stringify(request.params.grantId)}`);
+    return body;
+  });
+
+  fastify.post('/grants/:grantId/void', { schema: schemas.voidGrant, config: { access: 'admin' } }, (request, reply) =>
+    answer(fastify, request, reply, ops.voidGrant, { grantId: request.params.grantId }),
+  );
+
+  fastify.patch('/grants/:grantId', { schema: schemas.setGrantEnd, config: { access: 'admin' } }, (request, reply) =>
+    answer(fastify, request, reply, ops.setGrantEnd, { grantId: request.params.grantId, endTime: request.body.endTime }),
+  );
+}

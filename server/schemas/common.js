@@ -1,0 +1,48 @@
+// Building blocks shared by every route schema. Query strings arrive as strings and
+// types are not coerced, so integers in them are validated by pattern and converted by
+// the route (toSafeInteger), which refuses values above 2^53 - 1.
+export const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+export const customerId = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$', description: '1-128 characters of [A-Za-z0-9._:-]' };
+export const ledgerId = { type: 'string', minLength: 1, maxLength: 1024, description: '1 to 1024 UTF-8 bytes of well-formed Unicode' };
+export const amount = { type: 'integer', minimum: 1, maximum: MAX_SAFE };
+export const time = { type: 'integer', minimum: 0, maximum: MAX_SAFE };
+export const queryTime = { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$', description: 'an integer in [0, 2^53 - 1]' };
+
+export const allocations = {
+  type: 'array',
+  items: { type: 'object', properties: { grantId: { type: 'string' }, amount: { type: 'integer' } }, required: ['grantId', 'amount'] },
+};
+
+export const errorBody = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+      required: ['code', 'message'],
+    },
+  },
+  required: ['error'],
+};
+
+/** Params of every customer route, plus the named id params. */
+export function params(...ids) {
+  const properties = { customerId };
+  for (const id of ids) properties[id] = ledgerId;
+  return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
+}
+
+/** A querystring of time parameters, all required. */
+export function timeQuery(...names) {
+  const properties = {};
+  for (const name of names) properties[name] = queryTime;
+  return { type: 'object', properties, required: names, additionalProperties: false };
+}
+
+/** The error answers a customer route may give, for the OpenAPI document. */
+export function errors(...statuses) {
+  const out = {};
+  for (const status of [400, 401, 403, 429, 503, ...statuses]) out[status] = errorBody;
+  return out;
+}

@@ -1,0 +1,105 @@
+import { allocations, amount, errors, ledgerId, params, time, timeQuery } from './common.js';
+
+export const grantInput = {
+  type: 'object',
+  properties: { grantId: ledgerId, amount, startTime: time, endTime: time },
+  required: ['grantId', 'amount', 'startTime', 'endTime'],
+  additionalProperties: false,
+};
+
+const acceptedPending = {
+  type: 'array',
+  description: 'queued consumptions this grant let in, in the order accepted',
+  items: {
+    type: 'object',
+    properties: { eventId: { type: 'string' }, amount: { type: 'integer' }, timestamp: { type: 'integer' }, allocations },
+    required: ['eventId', 'amount', 'timestamp', 'allocations'],
+  },
+};
+
+export const grantAnswer = {
+  type: 'object',
+  properties: { grantId: { type: 'string' }, amount: { type: 'integer' }, startTime: { type: 'integer' }, endTime: { type: 'integer' }, acceptedPending },
+  required: ['grantId', 'amount', 'startTime', 'endTime', 'acceptedPending'],
+};
+export const grantAnswerFields = grantAnswer.properties;
+
+export const addGrant = {
+  tags: ['grants'],
+  summary: 'Add a grant (201 first add, 200 identical retry, 409 DUPLICATE_ID)',
+  params: params(),
+  body: grantInput,
+  response: { 200: grantAnswer, 201: grantAnswer, ...errors(409, 413, 422) },
+};
+
+const grantState = {
+  type: 'object',
+  properties: {
+    grantId: { type: 'string' },
+    amount: { type: 'integer' },
+    startTime: { type: 'integer' },
+    endTime: { type: 'integer' },
+    remaining: { type: 'integer' },
+  },
+  required: ['grantId', 'amount', 'startTime', 'endTime', 'remaining'],
+};
+
+export const grantsAt = {
+  tags: ['grants'],
+  summary: 'Grants valid at a time, in draw order, with what remains of each (grantsAt)',
+  params: params(),
+  querystring: timeQuery('at'),
+  response: { 200: { type: 'object', properties: { grants: { type: 'array', items: grantState } }, required: ['grants'] }, ...errors() },
+};
+
+export const burnDown = {
+  tags: ['grants'],
+  summary: "A grant's draws and its remaining credit over its window (burnDown)",
+  params: params('grantId'),
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        grantId: { type: 'string' },
+        amount: { type: 'integer' },
+        startTime: { type: 'integer' },
+        endTime: { type: 'integer' },
+        draws: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { timestamp: { type: 'integer' }, eventId: { type: 'string' }, amount: { type: 'integer' } },
+            required: ['timestamp', 'eventId', 'amount'],
+          },
+        },
+        remaining: { type: 'array', items: { type: 'array', items: { type: 'integer' } } },
+      },
+      required: ['grantId', 'amount', 'startTime', 'endTime', 'draws', 'remaining'],
+    },
+    ...errors(404),
+  },
+};
+
+const changeFields = { applied: { type: 'boolean' }, blockingEventId: { type: ['string', 'null'] } };
+
+export const voidGrant = {
+  tags: ['grants'],
+  summary: 'Void a grant unless that unfunds an accepted consumption (admin)',
+  params: params('grantId'),
+  response: { 200: { type: 'object', properties: changeFields, required: ['applied', 'blockingEventId'] }, ...errors(404) },
+};
+
+export const setGrantEnd = {
+  tags: ['grants'],
+  summary: "Move a grant's end: early expiry (refused if it unfunds) or extension (admin)",
+  params: params('grantId'),
+  body: { type: 'object', properties: { endTime: time }, required: ['endTime'], additionalProperties: false },
+  response: {
+    200: {
+      type: 'object',
+      properties: { ...changeFields, acceptedPending: { type: 'array', items: { type: 'string' } } },
+      required: ['applied', 'blockingEventId', 'acceptedPending'],
+    },
+    ...errors(404, 413),
+  },
+};

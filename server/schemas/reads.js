@@ -1,0 +1,71 @@
+import { errors, params, timeQuery } from './common.js';
+
+const at = (field) => ({
+  type: 'object',
+  properties: { customerId: { type: 'string' }, at: { type: 'integer' }, [field]: { type: 'integer' } },
+  required: ['customerId', 'at', field],
+});
+
+export const balance = {
+  tags: ['reads'],
+  summary: 'Balance at a time (an unknown customer has an empty ledger: 0)',
+  params: params(),
+  querystring: timeQuery('at'),
+  response: { 200: at('balance'), ...errors() },
+};
+
+export const headroom = {
+  tags: ['reads'],
+  summary: 'The most a consumption at this time may take now',
+  params: params(),
+  querystring: timeQuery('at'),
+  response: { 200: at('headroom'), ...errors() },
+};
+
+export const balanceCurve = {
+  tags: ['reads'],
+  summary: 'The exact balance step function on [from, to]',
+  params: params(),
+  querystring: timeQuery('from', 'to'),
+  response: {
+    200: {
+      type: 'object',
+      properties: { points: { type: 'array', items: { type: 'array', items: { type: 'integer' } } } },
+      required: ['points'],
+    },
+    ...errors(),
+  },
+};
+
+export const ledgerDocument = {
+  tags: ['reads'],
+  summary: "The package's snapshot document (toJSON) of this customer",
+  params: params(),
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        format: { type: 'string' },
+        version: { type: 'integer' },
+        grants: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { grantId: { type: 'string' }, amount: { type: 'integer' }, startTime: { type: 'integer' }, endTime: { type: 'integer' } },
+            required: ['grantId', 'amount', 'startTime', 'endTime'],
+          },
+        },
+        consumptions: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { eventId: { type: 'string' }, amount: { type: 'integer' }, timestamp: { type: 'integer' } },
+            required: ['eventId', 'amount', 'timestamp'],
+          },
+        },
+      },
+      required: ['format', 'version', 'grants', 'consumptions'],
+    },
+    ...errors(),
+  },
+};

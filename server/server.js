@@ -1,0 +1,85 @@
+// Starts the service from the environment (see the README's Service section):
+// HOST, PORT, LEDGER_STORE, LEDGER_KEYS and the tuning knobs. SIGTERM / SIGINT: stop
+// accepting, finish the commits in flight, close the store, exit 0.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { buildApp } from './app.js';
+import { storeFromSetting } from './store/open.js';
+
+const env = process.env;
+
+function integer(name, fallback) {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+function number(name, fallback) {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+let host = env.HOST || '127.0.0.1';
+const port = integer('PORT', 8080);
+let keys;
+let generatedKey = null;
+if (env.LEDGER_KEYS) {
+  keys = JSON.parse(readFileSync(env.LEDGER_KEYS, 'utf8'));
+} else {
+  // No key file: an admin key for this run only, and nobody but this machine may connect.
+  generatedKey = randomBytes(24).toString('base64url');
+  keys = [{ key: generatedKey, role: 'admin' }];
+  host = '127.0.0.1';
+}
+
+const limits = {
+  cacheBytes: integer('LEDGER_CACHE_BYTES', 512 * 1024 * 1024),
+  rateLimitMax: integer('LEDGER_RATE_LIMIT', 0),
+  rateLimitWindowMs: integer('LEDGER_RATE_WINDOW_MS', 1000),
+  maxEventLoopDelay: integer('LEDGER_MAX_EVENT_LOOP_DELAY_MS', 1000),
+  maxEventLoopUtilization: number('LEDGER_MAX_EVENT_LOOP_UTILIZATION', 0),
+  pressureSampleInterval: integer('LEDGER_PRESSURE_SAMPLE_MS', 100),
+};
+// Kept for the cleanup job: how long after expiry a grant's history stays in the log.
+const grace = integer('LEDGER_GRACE', 0);
+
+const store = storeFromSetting(env.LEDGER_STORE || './ledger.db');
+await store.open();
+const app = await buildApp({
+  store,
+  keys,
+  limits,
+  logger: { level: env.LOG_LEVEL || 'info' },
+  requestLog: env.LEDGER_REQUEST_LOG === '1',
+});
+
+let stopping = false;
+async function stop(signal) {
+  if (stopping) return;
+  stopping = true;
+  app.log.info({ signal }, 'stopping');
+  try {
+    await app.close();
+    process.exit(0);
+  } catch (error) {
+    app.log.error({ err: error }, 'stopping failed');
+    process.exit(1);
+  }
+}
+process.on('SIGTERM', () => stop('SIGTERM'));
+process.on('SIGINT', () => stop('SIGINT'));
+
+// Booting (schema compilation, WebAssembly instantiation) blocks the event loop; let the
+// load-shedding sampler see a normal loop before the first request, or it would be shed.
+await app.ready();
+await new Promise((resolve) => setTimeout(resolve, 2 * limits.pressureSampleInterval + 10));
+await app.listen({ host, port });
+const { port: actualPort } = app.server.address();
+app.log.info({ grace }, 'ledger service started');
+if (generatedKey !== null) console.log(`admin key: ${generatedKey}`);
+console.log(`listening on http://${host}:${actualPort}`);
