@@ -1,0 +1,168 @@
+// The PostgreSQL store (LEDGER_STORE=postgres://...): the same log, heads, snapshots and
+// archive as the SQLite store, shared by any number of service instances.
+//
+// One writer per customer across instances, without advisory locks (not portable to
+// distributed engines): a commit locks each customer's head row with SELECT ... FOR
+// UPDATE, in customer order (so two instances committing overlapping customers cannot
+// deadlock); a head that moved past the seq the entries were computed on means another
+// instance wrote first, and the whole transaction rolls back with StoreConflictError.
+// Every statement names exactly one customer_id, so with Citus (customer_id as the
+// distribution column) each one is routed to a single shard unchanged.
+import pg from 'pg';
+import { StoreConflictError } from './interface.js';
+import { migrate } from './postgres-migrations.js';
+
+// BIGINT columns come back as strings by default; every value here is a safe integer.
+const INT8 = 20;
+const types = {
+  getTypeParser(oid, format) {
+    return oid === INT8 ? Number : pg.types.getTypeParser(oid, format);
+  },
+};
+
+const ENTRY = 'seq, kind, id, amount, t1, t2';
+const SQL = {
+  createHead: 'INSERT INTO heads (customer_id, last_seq) VALUES ($1, 0) ON CONFLICT (customer_id) DO NOTHING',
+  lockHead: 'SELECT last_seq FROM heads WHERE customer_id = $1 FOR UPDATE',
+  // The entries and the head move in one statement (the row is already locked).
+  append: `
+    WITH appended AS (
+      INSERT INTO log (customer_id, seq, kind, id, amount, t1, t2)
+      SELECT $1, $2::bigint + e.n, e.kind, e.id, e.amount, e.t1, e.t2
+      FROM unnest($3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[]) WITH ORDINALITY
+        AS e(kind, id, amount, t1, t2, n)
+    )
+    UPDATE heads SET last_seq = $2::bigint + cardinality($3::text[]) WHERE customer_id = $1`,
+  snapshot: 'SELECT seq, horizon, document FROM snapshots WHERE customer_id = $1 ORDER BY seq DESC LIMIT 1',
+  logAfter: `SELECT ${ENTRY} FROM log WHERE customer_id = $1 AND seq > $2 ORDER BY seq`,
+  // A tail read also sees rows the cleanup job (maybe on another instance) archived after
+  // this instance's seq; one statement is one consistent view, so no row falls between.
+  tail: `SELECT ${ENTRY} FROM archive WHERE customer_id = $1 AND seq > $2
+         UNION ALL SELECT ${ENTRY} FROM log WHERE customer_id = $1 AND seq > $2 ORDER BY seq`,
+  findEntry: `SELECT amount, t1, t2 FROM log WHERE customer_id = $1 AND kind = $2 AND id = $3
+              UNION ALL SELECT amount, t1, t2 FROM archive WHERE customer_id = $1 AND kind = $2 AND id = $3
+              LIMIT 1`,
+  findSubmit: `SELECT amount, t1, seq FROM log WHERE customer_id = $1 AND kind = 'submit' AND id = $2
+               UNION ALL SELECT amount, t1, seq FROM archive WHERE customer_id = $1 AND kind = 'submit' AND id = $2
+               ORDER BY seq DESC LIMIT 1`,
+  saveSnapshot: 'INSERT INTO snapshots (customer_id, seq, horizon, document) VALUES ($1, $2, $3, $4)',
+  archive: `INSERT INTO archive (customer_id, ${ENTRY}) SELECT customer_id, ${ENTRY} FROM log WHERE customer_id = $1 AND seq <= $2`,
+  unlog: 'DELETE FROM log WHERE customer_id = $1 AND seq <= $2',
+};
+
+function columns(entries) {
+  const n = entries.length;
+  const cols = [new Array(n), new Array(n), new Array(n), new Array(n), new Array(n)];
+  for (let i = 0; i < n; i++) {
+    const e = entries[i];
+    for (let c = 0; c < 5; c++) cols[c][i] = e[c];
+  }
+  return cols;
+}
+
+export class PostgresStore {
+  /** Instances share the database: cached ledgers may lag behind other instances' writes. */
+  shared = true;
+  #pool;
+
+  /** poolSize: connections, i.e. how many commits (group batches) may run in parallel. */
+  constructor(url, { poolSize = 8 } = {}) {
+    this.#pool = new pg.Pool({ connectionString: url, max: poolSize, types });
+    // An idle client losing its connection must not crash the process; the next query reconnects.
+    this.#pool.on('error', () => {});
+  }
+
+  async open() {
+    const client = await this.#pool.connect();
+    try {
+      await migrate(client);
+    } finally {
+      client.release();
+    }
+  }
+
+  async #transaction(isolation, fn) {
+    const client = await this.#pool.connect();
+    try {
+      await client.query(`BEGIN ISOLATION LEVEL ${isolation}`);
+      const out = await fn(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async load(customer) {
+    // Snapshot and log after it from one view: the cleanup job may archive concurrently.
+    return this.#transaction('REPEATABLE READ READ ONLY', async (client) => {
+      const { rows } = await client.query(SQL.snapshot, [customer]);
+      const snapshot = rows.length === 0 ? null : rows[0];
+      const after = snapshot === null ? 0 : snapshot.seq;
+      const { rows: entries } = await client.query({ text: SQL.logAfter, values: [customer, after], rowMode: 'array' });
+      const lastSeq = entries.length > 0 ? entries[entries.length - 1][0] : after;
+      return { snapshot, entries, lastSeq };
+    });
+  }
+
+  async readAfter(customer, seq) {
+    const { rows } = await this.#pool.query({ text: SQL.tail, values: [customer, seq], rowMode: 'array' });
+    return rows;
+  }
+
+  async commit(groups) {
+    // Customer order: two transactions lock shared heads in the same order, never a cycle.
+    const sorted = groups.slice().sort((a, b) => (a.customer < b.customer ? -1 : a.customer > b.customer ? 1 : 0));
+    await this.#transaction('READ COMMITTED', async (client) => {
+      for (const { customer, baseSeq, entries } of sorted) {
+        await this.#lockAt(client, customer, baseSeq);
+        await client.query(SQL.append, [customer, baseSeq, ...columns(entries)]);
+      }
+    });
+  }
+
+  /** Locks the customer's head; throws StoreConflictError unless it is still at `baseSeq`. */
+  async #lockAt(client, customer, baseSeq) {
+    if (baseSeq === 0) await client.query(SQL.createHead, [customer]); // race-safe: ON CONFLICT
+    const { rows } = await client.query(SQL.lockHead, [customer]);
+    const last = rows.length === 0 ? 0 : rows[0].last_seq;
+    if (last !== baseSeq) throw new StoreConflictError([customer]);
+  }
+
+  async findConsumption(customer, eventId) {
+    const consumed = await this.findEntry(customer, 'consume', eventId);
+    if (consumed !== null) return { amount: consumed.amount, timestamp: consumed.t1 };
+    const { rows } = await this.#pool.query(SQL.findSubmit, [customer, eventId]);
+    return rows.length === 0 ? null : { amount: rows[0].amount, timestamp: rows[0].t1 };
+  }
+
+  /** The parameters of the `kind` entry with this id, in the log or the archive (retries after compaction). */
+  async findEntry(customer, kind, id) {
+    const { rows } = await this.#pool.query(SQL.findEntry, [customer, kind, id]);
+    return rows.length === 0 ? null : rows[0];
+  }
+
+  /**
+   * The cleanup job's write, in one transaction: appends `entries` (the `compact` entry)
+   * at baseSeq+1…, stores `document` as the customer's snapshot at the new last seq, and
+   * moves every log row up to it to the archive. Returns that seq.
+   */
+  async compact(customer, baseSeq, entries, horizon, document) {
+    const seq = baseSeq + entries.length;
+    await this.#transaction('READ COMMITTED', async (client) => {
+      await this.#lockAt(client, customer, baseSeq);
+      await client.query(SQL.append, [customer, baseSeq, ...columns(entries)]);
+      await client.query(SQL.saveSnapshot, [customer, seq, horizon, document]);
+      await client.query(SQL.archive, [customer, seq]);
+      await client.query(SQL.unlog, [customer, seq]);
+    });
+    return seq;
+  }
+
+  async close() {
+    await this.#pool.end();
+  }
+}
