@@ -1,0 +1,129 @@
+// Bad input and auth: a table of malformed requests, each with the status and code it
+// must get, each followed by a check that nothing changed; then keys and roles.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ACME_WRITER, ADMIN, READER, WRITER, call, client, startApp } from './helpers.js';
+import { BODY_LIMIT } from '../app.js';
+
+let service;
+let c;
+const base = '/v1/customers/acme';
+
+before(async () => {
+  service = await startApp();
+  c = client(service.url);
+  await c.post(`${base}/grants`, { grantId: 'g1', amount: 100, startTime: 0, endTime: 10 });
+  await c.post(`${base}/grants`, { grantId: 'late', amount: 1, startTime: 3, endTime: 8 });
+  await c.post(`${base}/consumptions`, { eventId: 'c1', amount: 30, timestamp: 5 });
+  await c.post(`${base}/consumptions`, { eventId: 'q1', amount: 500, timestamp: 6, queue: true });
+});
+
+after(() => service?.close());
+
+/** Everything a client could observe of acme (and of the customer a bad request aimed at). */
+async function state() {
+  return {
+    ledger: (await c.get(`${base}/ledger`)).body,
+    pending: (await c.get(`${base}/pending`)).body,
+    curve: (await c.get(`${base}/balance-curve?from=0&to=20`)).body,
+    other: (await c.get('/v1/customers/other/ledger')).body,
+  };
+}
+
+const grant = { grantId: 'g9', amount: 5, startTime: 0, endTime: 9 };
+const consumption = { eventId: 'c9', amount: 5, timestamp: 1 };
+const MAX = Number.MAX_SAFE_INTEGER;
+
+// [name, method, path, options, status, code, field the message must name]
+const BAD = [
+  ['bad JSON', 'POST', `${base}/grants`, { raw: '{"grantId": "g9",' }, 400, 'INVALID_ARGUMENT'],
+  ['JSON that is not an object', 'POST', `${base}/grants`, { raw: '[1, 2]' }, 400, 'INVALID_ARGUMENT', 'body'],
+  ['empty JSON body', 'POST', `${base}/consumptions`, { raw: '' }, 400, 'INVALID_ARGUMENT', 'body'],
+  ['string for a number', 'POST', `${base}/grants`, { body: { ...grant, amount: '5' } }, 400, 'INVALID_ARGUMENT', 'amount'],
+  ['null amount', 'POST', `${base}/consumptions`, { body: { ...consumption, amount: null } }, 400, 'INVALID_ARGUMENT', 'amount'],
+  ['number for an id', 'POST', `${base}/consumptions`, { body: { ...consumption, eventId: 7 } }, 400, 'INVALID_ARGUMENT', 'eventId'],
+  ['missing field', 'POST', `${base}/grants`, { body: { grantId: 'g9', amount: 5, startTime: 0 } }, 400, 'INVALID_ARGUMENT', 'endTime'],
+  ['unknown field', 'POST', `${base}/consumptions`, { body: { ...consumption, dryrun: true } }, 400, 'INVALID_ARGUMENT', 'dryrun'],
+  ['negative amount', 'POST', `${base}/consumptions`, { body: { ...consumption, amount: -5 } }, 400, 'INVALID_ARGUMENT', 'amount'],
+  ['zero amount', 'POST', `${base}/grants`, { body: { ...grant, amount: 0 } }, 400, 'INVALID_ARGUMENT', 'amount'],
+  ['fractional amount', 'POST', `${base}/consumptions`, { body: { ...consumption, amount: 1.5 } }, 400, 'INVALID_ARGUMENT', 'amount'],
+  ['2^53 amount', 'POST', `${base}/grants`, { raw: JSON.stringify(grant).replace('"amount":5', '"amount":9007199254740992') }, 400, 'INVALID_ARGUMENT', 'amount'],
+  ['2^53 timestamp', 'POST', `${base}/consumptions`, { raw: JSON.stringify(consumption).replace('"timestamp":1', '"timestamp":9007199254740992') }, 400, 'INVALID_ARGUMENT', 'timestamp'],
+  ['negative time', 'POST', `${base}/grants`, { body: { ...grant, startTime: -1 } }, 400, 'INVALID_ARGUMENT', 'startTime'],
+  ['start after end', 'POST', `${base}/grants`, { body: { ...grant, startTime: 10, endTime: 9 } }, 400, 'INVALID_ARGUMENT', 'startTime'],
+  ['grant total above 2^53 - 1', 'POST', `${base}/grants`, { body: { ...grant, amount: MAX } }, 400, 'INVALID_ARGUMENT', 'amount'],
+  ['empty id', 'POST', `${base}/grants`, { body: { ...grant, grantId: '' } }, 400, 'INVALID_ARGUMENT', 'grantId'],
+  ['id over 1024 UTF-8 bytes', 'POST', `${base}/consumptions`, { body: { ...consumption, eventId: 'é'.repeat(513) } }, 400, 'INVALID_ARGUMENT', 'eventId'],
+  ['lone surrogate id', 'POST', `${base}/consumptions`, { raw: JSON.stringify(consumption).replace('"c9"', '"\\ud800"') }, 400, 'INVALID_ARGUMENT', 'eventId'],
+  ['boolean dryRun as string', 'POST', `${base}/consumptions`, { body: { ...consumption, dryRun: 'yes' } }, 400, 'INVALID_ARGUMENT', 'dryRun'],
+  ['customer id of 129 characters', 'POST', `/v1/customers/${'a'.repeat(129)}/grants`, { body: grant }, 400, 'INVALID_ARGUMENT', 'customerId'],
+  ['customer id with a space', 'POST', '/v1/customers/a%20b/grants', { body: grant }, 400, 'INVALID_ARGUMENT', 'customerId'],
+  ['customer id with a comma', 'GET', '/v1/customers/a,b/balance?at=1', {}, 400, 'INVALID_ARGUMENT', 'customerId'],
+  ['customer id with non-ASCII', 'GET', '/v1/customers/%C3%A9/ledger', {}, 400, 'INVALID_ARGUMENT', 'customerId'],
+  ['missing query time', 'GET', `${base}/balance`, {}, 400, 'INVALID_ARGUMENT', 'at'],
+  ['negative query time', 'GET', `${base}/balance?at=-1`, {}, 400, 'INVALID_ARGUMENT', 'at'],
+  ['fractional query time', 'GET', `${base}/headroom?at=1.5`, {}, 400, 'INVALID_ARGUMENT', 'at'],
+  ['query time 2^53', 'GET', `${base}/balance?at=9007199254740992`, {}, 400, 'INVALID_ARGUMENT', 'at'],
+  ['query time with leading zero', 'GET', `${base}/grants?at=01`, {}, 400, 'INVALID_ARGUMENT', 'at'],
+  ['unknown query field', 'GET', `${base}/balance?at=1&x=2`, {}, 400, 'INVALID_ARGUMENT', 'x'],
+  ['curve from after to', 'GET', `${base}/balance-curve?from=5&to=4`, {}, 400, 'INVALID_ARGUMENT', 'from'],
+  ['PATCH without endTime', 'PATCH', `${base}/grants/g1`, { body: {} }, 400, 'INVALID_ARGUMENT', 'endTime'],
+  ['PATCH end before start', 'PATCH', `${base}/grants/late`, { body: { endTime: 2 } }, 400, 'INVALID_ARGUMENT', 'endTime'],
+  ['PATCH refused: it would unfund c1', 'PATCH', `${base}/grants/g1`, { body: { endTime: 0 } }, 200, null],
+  ['PATCH of an unknown grant', 'PATCH', `${base}/grants/nope`, { body: { endTime: 9 } }, 404, 'NOT_FOUND'],
+  ['void of an unknown grant', 'POST', `${base}/grants/nope/void`, {}, 404, 'NOT_FOUND'],
+  ['cancel of a consumption not queued', 'DELETE', `${base}/pending/c1`, {}, 404, 'NOT_FOUND'],
+  ['batch without events', 'POST', `${base}/events`, { body: { events: [] } }, 400, 'INVALID_ARGUMENT', 'events'],
+  ['batch of 1,001 events', 'POST', `${base}/events`, { body: { events: Array.from({ length: 1001 }, (_, i) => ({ type: 'consumption', eventId: `b${i}`, amount: 1, timestamp: 1 })) } }, 400, 'INVALID_ARGUMENT', 'events'],
+  ['batch with an unknown type', 'POST', `${base}/events`, { body: { events: [{ type: 'refund', eventId: 'x' }] } }, 400, 'INVALID_ARGUMENT', 'type'],
+  ['batch with one bad event', 'POST', `${base}/events`, { body: { events: [{ type: 'grant', ...grant }, { type: 'consumption', ...consumption, amount: '5' }] } }, 400, 'INVALID_ARGUMENT', 'events[1].amount'],
+  ['body over 1 MiB', 'POST', `${base}/events`, { raw: JSON.stringify({ events: [{ type: 'grant', ...grant, grantId: 'x'.repeat(BODY_LIMIT) }] }) }, 413, 'PAYLOAD_TOO_LARGE'],
+  ['unknown route', 'GET', '/v1/customers/acme/nothing-here', {}, 404, 'NOT_FOUND'],
+  ['wrong method', 'DELETE', `${base}/grants`, {}, 404, 'NOT_FOUND'],
+];
+
+test('every malformed request gets its status and code and changes nothing', async () => {
+  const initial = await state();
+  assert.equal(initial.ledger.consumptions.length, 1);
+  for (const [name, method, path, options, status, code, field] of BAD) {
+    const answer = await call(service.url, method, path, options);
+    assert.equal(answer.status, status, `${name}: ${JSON.stringify(answer.body)}`);
+    if (code !== null) {
+      assert.equal(answer.body.error.code, code, name);
+      assert.equal(typeof answer.body.error.message, 'string', name);
+      if (field) assert.ok(answer.body.error.message.includes(field), `${name}: "${answer.body.error.message}" names ${field}`);
+    }
+    assert.deepEqual(await state(), initial, `${name} changed nothing`);
+  }
+});
+
+test('missing and wrong keys are 401; roles and customer lists are 403', async () => {
+  const initial = await state();
+  const cases = [
+    ['no key', null, 'GET', `${base}/balance?at=1`, undefined, 401, 'UNAUTHENTICATED'],
+    ['wrong key', 'not-a-key-0123456789abcdef', 'GET', `${base}/balance?at=1`, undefined, 401, 'UNAUTHENTICATED'],
+    ['a key with one character off', ADMIN.slice(0, -1) + 'x', 'POST', `${base}/grants`, grant, 401, 'UNAUTHENTICATED'],
+    ['reader adding a grant', READER, 'POST', `${base}/grants`, grant, 403, 'FORBIDDEN'],
+    ['reader consuming', READER, 'POST', `${base}/consumptions`, consumption, 403, 'FORBIDDEN'],
+    ['reader queueing', READER, 'POST', `${base}/consumptions`, { ...consumption, queue: true }, 403, 'FORBIDDEN'],
+    ['reader sending a batch', READER, 'POST', `${base}/events`, { events: [{ type: 'grant', ...grant }] }, 403, 'FORBIDDEN'],
+    ['writer voiding a grant', WRITER, 'POST', `${base}/grants/g1/void`, undefined, 403, 'FORBIDDEN'],
+    ['writer changing an end', WRITER, 'PATCH', `${base}/grants/g1`, { endTime: 20 }, 403, 'FORBIDDEN'],
+    ['acme key on another customer', ACME_WRITER, 'POST', '/v1/customers/other/grants', grant, 403, 'FORBIDDEN'],
+    ['acme key reading another customer', ACME_WRITER, 'GET', '/v1/customers/other/ledger', undefined, 403, 'FORBIDDEN'],
+  ];
+  for (const [name, key, method, path, body, status, code] of cases) {
+    const answer = await call(service.url, method, path, { key, body });
+    assert.equal(answer.status, status, `${name}: ${JSON.stringify(answer.body)}`);
+    assert.equal(answer.body.error.code, code, name);
+    assert.deepEqual(await state(), initial, `${name} changed nothing`);
+  }
+  // What they may do.
+  const dry = await call(service.url, 'POST', `${base}/consumptions`, { key: READER, body: { ...consumption, dryRun: true } });
+  assert.equal(dry.status, 200);
+  assert.deepEqual(dry.body, { eventId: 'c9', accepted: true, queued: false, allocations: [{ grantId: 'g1', amount: 5 }], reason: null, blockingEventId: null });
+  assert.equal((await call(service.url, 'GET', `${base}/balance?at=5`, { key: READER })).body.balance, 71);
+  assert.deepEqual(await state(), initial, 'a dry run changes nothing');
+  assert.equal((await call(service.url, 'POST', `${base}/grants`, { key: ACME_WRITER, body: grant })).status, 201);
+  assert.equal((await call(service.url, 'POST', `${base}/events`, { key: WRITER, body: { events: [{ type: 'consumption', ...consumption }] } })).status, 200);
+});
