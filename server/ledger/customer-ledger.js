@@ -17,6 +17,8 @@ export class CustomerLedger {
   queued = new Map();
   /** Voided grants: grantId → [amount, startTime, endTime]. Their ids stay taken: a retried add must not revive them. */
   voided = new Map();
+  /** Date.now() when this ledger was last known to reflect the whole log (load, catch-up, commit). */
+  syncedAt = 0;
   /** Queued consumptions let in by the current call (filled by the pending listener). */
   letIn = [];
 

@@ -132,5 +132,8 @@ export function applyEvents(state, { events }) {
 
 /** A read: runs `fn(ledger, state)` in the customer's turn and answers 200 with what it returns. */
 export function read(fn) {
-  return guarded((state, input) => ({ result: { status: 200, body: fn(state.ledger, input, state) }, entries: NONE }));
+  return guarded((state, input) => ({
+    result: { status: 200, body: fn(state.ledger, input, state), view: { seq: state.seq, syncedAt: state.syncedAt } },
+    entries: NONE,
+  }));
 }

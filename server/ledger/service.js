@@ -9,6 +9,13 @@
 // batch is being committed (a networked store), its customers' next requests wait.
 // A failed commit answers every request of the batch 503 and drops the ledgers it
 // touched (rebuilt from the store on next use), so nothing of the batch stays visible.
+//
+// A shared store (PostgreSQL, several instances): other instances append to the same
+// logs, so a cached ledger may lag. A request with the default (strong) consistency runs
+// only after a catch-up (the log tail after the cached seq, one indexed query, applied in
+// order) issued after it arrived: read-your-writes across instances. `cached`
+// consistency skips it and reports how old the cached view is. The commit still checks
+// each head, so a write computed on a stale ledger can never be committed.
 import { GPULedger } from 'gpu-credit-ledger';
 import { performance } from 'node:perf_hooks';
 import { StoreConflictError } from '../store/interface.js';
@@ -22,6 +29,8 @@ class Slot {
   loading = false;
   waiting = []; // tasks not yet run, in arrival order
   uncommitted = null; // the batch holding this customer's applied but uncommitted entries
+  arrivals = 0; // tickets handed to tasks, in arrival order
+  synced = 0; // tasks with a ticket up to this one arrived before the state was last known current
   constructor(customer) {
     this.customer = customer;
   }
@@ -47,6 +56,7 @@ export class LedgerService {
   #flushing = new Set(); // commits in flight
   #closed = false;
   #lastHeapCheck = 0;
+  #shared;
 
   /**
    * store: see store/interface.js. budgetBytes: evict least-recently-used ledgers while
@@ -57,6 +67,12 @@ export class LedgerService {
     this.#budget = budgetBytes;
     this.#metrics = metrics;
     this.#log = log;
+    this.#shared = store.shared === true;
+  }
+
+  /** True when other instances may write to the same store (cached ledgers may lag). */
+  get shared() {
+    return this.#shared;
   }
 
   get cachedCount() {
@@ -69,7 +85,7 @@ export class LedgerService {
    * Runs `op(state, input)` in the customer's turn; resolves to its `result` once every
    * entry it (or a request before it) logged is committed.
    */
-  run(customer, op, input) {
+  run(customer, op, input, consistency = 'strong') {
     if (this.#closed) return Promise.reject(unavailable('the service is shutting down'));
     return new Promise((resolve, reject) => {
       let slot = this.#slots.get(customer);
@@ -80,18 +96,39 @@ export class LedgerService {
         this.#slots.delete(customer); // re-insert: most recently used last
       }
       this.#slots.set(customer, slot);
-      slot.waiting.push({ op, input, resolve, reject, conflicts: 0 });
+      slot.waiting.push({ op, input, resolve, reject, conflicts: 0, strong: consistency !== 'cached', ticket: ++slot.arrivals });
       this.#pump(slot);
     });
   }
 
+  /**
+   * Runs `fn(state)` (async) alone in the customer's turn, on a current ledger with nothing
+   * uncommitted (the cleanup job). If it throws, the cached ledger is dropped: fn may have
+   * changed it without the store having recorded the change.
+   */
+  exclusive(customer, fn) {
+    return this.run(customer, null, fn);
+  }
+
   #pump(slot) {
     while (slot.waiting.length > 0) {
+      if (slot.loading) return; // a load, catch-up or exclusive task is running
       if (slot.state === null) {
-        if (!slot.loading) this.#load(slot);
+        this.#load(slot);
         return;
       }
       if (slot.uncommitted !== null && slot.uncommitted !== this.#open) return; // its commit is in flight
+      const next = slot.waiting[0];
+      // Joining an open batch needs no catch-up: its commit fails if the head moved.
+      if (this.#shared && next.strong && next.ticket > slot.synced && slot.uncommitted === null) {
+        this.#catchUp(slot);
+        return;
+      }
+      if (next.op === null) {
+        if (slot.uncommitted !== null) return; // after the open batch commits
+        this.#runExclusive(slot, slot.waiting.shift());
+        return;
+      }
       const task = slot.waiting.shift();
       let out = null;
       let error = null;
@@ -120,8 +157,43 @@ export class LedgerService {
     return this.#open;
   }
 
+  async #catchUp(slot) {
+    slot.loading = true;
+    const covered = slot.arrivals;
+    const state = slot.state;
+    try {
+      const tail = await this.#store.readAfter(slot.customer, state.seq);
+      for (const entry of tail) state.apply(entry);
+      state.letIn = [];
+      slot.synced = covered;
+      state.syncedAt = Date.now();
+    } catch (error) {
+      // A partly applied tail: drop the ledger; the next turn reloads it (and reports a failure).
+      this.#log?.error({ err: error, customer: slot.customer }, 'catching a customer ledger up failed');
+      state.dispose();
+      slot.state = null;
+    }
+    slot.loading = false;
+    this.#pump(slot);
+  }
+
+  async #runExclusive(slot, task) {
+    slot.loading = true;
+    try {
+      task.resolve(await task.input(slot.state));
+    } catch (error) {
+      slot.state?.dispose();
+      slot.state = null;
+      task.reject(error);
+    }
+    slot.loading = false;
+    this.#pump(slot);
+    this.#forget(slot);
+  }
+
   async #load(slot) {
     slot.loading = true;
+    const covered = slot.arrivals;
     const started = performance.now();
     let state = null;
     try {
@@ -138,6 +210,8 @@ export class LedgerService {
     }
     slot.loading = false;
     slot.state = state;
+    slot.synced = covered;
+    state.syncedAt = Date.now();
     this.#metrics?.rebuilt((performance.now() - started) / 1000);
     this.#evictOverBudget(true);
     this.#pump(slot);
@@ -146,8 +220,13 @@ export class LedgerService {
   async #flush(batch) {
     if (this.#open === batch) this.#open = null;
     const groups = [];
-    for (const [slot, entries] of batch.groups) groups.push({ customer: slot.customer, baseSeq: slot.state.seq, entries });
+    const covered = [];
+    for (const [slot, entries] of batch.groups) {
+      groups.push({ customer: slot.customer, baseSeq: slot.state.seq, entries });
+      covered.push(slot.arrivals); // a successful commit proves the ledger current as of now
+    }
     const started = performance.now();
+    const startedAt = Date.now();
     const done = this.#store.commit(groups);
     this.#flushing.add(done);
     let failure = null;
@@ -160,8 +239,11 @@ export class LedgerService {
     }
     if (failure === null) {
       let events = 0;
+      let i = 0;
       for (const [slot, entries] of batch.groups) {
         slot.state.seq += entries.length;
+        slot.synced = Math.max(slot.synced, covered[i++]);
+        slot.state.syncedAt = startedAt;
         slot.uncommitted = null;
         events += entries.length;
       }

@@ -33,10 +33,14 @@ export function params(...ids) {
   return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
 }
 
-/** A querystring of time parameters, all required. */
+/** `?consistency=`: strong (default: catch up with the shared log first) or cached (answer from this instance's cache). */
+export const consistency = { type: 'string', enum: ['strong', 'cached'], description: 'strong (default) or cached; see the README, "Consistency"' };
+
+/** A querystring of time parameters, all required (and the optional consistency). */
 export function timeQuery(...names) {
   const properties = {};
   for (const name of names) properties[name] = queryTime;
+  properties.consistency = consistency;
   return { type: 'object', properties, required: names, additionalProperties: false };
 }
 

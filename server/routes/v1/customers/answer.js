@@ -3,9 +3,23 @@
 import { ServiceError } from '../../../errors.js';
 
 export async function answer(fastify, request, reply, op, input) {
-  const { status, body } = await fastify.ledgers.run(request.params.customerId, op, input);
+  const consistency = request.method === 'GET' ? readConsistency(request) : 'strong';
+  const { status, body, view } = await fastify.ledgers.run(request.params.customerId, op, input, consistency);
+  if (view !== undefined) {
+    // What the answer reflects: the last log seq applied, and how long ago the cached
+    // ledger was last known current (0 for a store no other instance writes to).
+    reply.header('x-ledger-seq', view.seq);
+    reply.header('x-ledger-cached-age-ms', fastify.ledgers.shared ? Math.max(0, Date.now() - view.syncedAt) : 0);
+  }
   reply.code(status);
   return body;
+}
+
+function readConsistency(request) {
+  const value = request.query?.consistency;
+  if (value === undefined || value === 'strong') return 'strong';
+  if (value === 'cached') return 'cached';
+  throw new ServiceError(400, 'INVALID_ARGUMENT', `querystring.consistency must be "strong" or "cached", got ${JSON.stringify(value)}`);
 }
 
 /** A query value that passed the schema's digit pattern, as a safe integer (400 above 2^53 - 1). */
