@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gpu_credit_ledger/ledger.h"
@@ -68,6 +69,10 @@ class Engine {
   virtual int64_t drawnThrough(uint32_t grant, int64_t timestamp) const = 0;
   // The earliest t >= from with balance(t) < threshold, or -1.
   virtual int64_t nextBelow(int64_t threshold, int64_t from) const = 0;
+
+  // Recounts the engine's state from its draws (engine_invariants.cpp): empty when every
+  // invariant holds, else the first violation in words. Tests and fuzzing only.
+  virtual std::string checkInvariants() const = 0;
 };
 
 // An empty engine of the given kind over `grants` (defined in ledger.cpp).

@@ -16,6 +16,8 @@ Status Ledger::voidGrant(std::string_view grantId, GrantChange* out) {
   if (!isValidId(grantId)) return Status::kInvalidId;
   const uint32_t voided = grants_->ids.find(grantId);
   if (voided == IdIndex::kNotFound) return Status::kUnknownId;
+  // Its draws before the horizon are final: voiding it would re-route them.
+  if (startedBeforeHorizon(voided)) return Status::kBeforeHorizon;
   // The other grants keep their arrival order; the voided id is simply gone.
   auto table = std::make_unique<GrantTable>();
   for (uint32_t g = 0; g < grants_->size(); ++g) {
@@ -35,11 +37,15 @@ Status Ledger::setGrantEnd(std::string_view grantId, int64_t endTime, GrantChang
   if (!isValidTime(endTime)) return Status::kInvalidTime;
   const uint32_t g = grants_->ids.find(grantId);
   if (g == IdIndex::kNotFound) return Status::kUnknownId;
+  if (endTime < horizon_) return Status::kBeforeHorizon;
   if (endTime < grants_->startTime[g]) return Status::kInvalidWindow;
   const int64_t oldEnd = grants_->endTime[g];
   if (endTime == oldEnd) {
     out->applied = true;
     return Status::kOk;
+  }
+  if (startedBeforeHorizon(g) && endChangeReordersFinalDraws(g, endTime)) {
+    return Status::kBeforeHorizon;
   }
   auto table = std::make_unique<GrantTable>(*grants_);
   table->endTime[g] = endTime;
@@ -58,24 +64,30 @@ void Ledger::rebuildWith(std::unique_ptr<GrantTable> table, int64_t total, Grant
     out->blockingEventId = std::string(eventIds_->at(order[blocked]));
     return;
   }
+  replaceWith(std::move(table), order, total);
+  out->applied = true;
+}
+
+void Ledger::replaceWith(std::unique_ptr<GrantTable> table, const std::vector<uint32_t>& order,
+                         int64_t total) {
   // Fed in replay order, every consumption is an in-order append (cheap for the
   // incremental engine) and keeps its place: equal timestamps stay in acceptance order.
-  // Each prefix of a fundable set is fundable, so all are accepted again.
+  // The callers make sure the set is fundable, and each prefix of a fundable set is
+  // fundable, so all are accepted again.
   auto engine = makeEngine(engine_->kind(), *table);
   auto ids = std::make_unique<IdIndex>();
   for (uint32_t g = 0; g < table->size(); ++g) engine->addGrant(g);
-  for (size_t i = 0; i < order.size(); ++i) {
-    const bool accepted = engine->consume(ordered[i].amount, ordered[i].timestamp);
+  for (uint32_t c : order) {
+    const bool accepted = engine->consume(engine_->amountOf(c), engine_->timestampOf(c));
     assert(accepted);
     (void)accepted;
-    ids->add(eventIds_->at(order[i]));
+    ids->add(eventIds_->at(c));
   }
   engine_ = std::move(engine);
   eventIds_ = std::move(ids);
   grants_ = std::move(table);
   grantTotal_ = total;
-  ++grantChanges_;
-  out->applied = true;
+  ++rebuilds_;
 }
 
 }  // namespace gcl

@@ -27,14 +27,14 @@ struct TimedAmount {
 class HeadroomIndex {
  public:
   // What the index was built from: Ledger rebuilds it when this changes. Grants and
-  // consumptions are only ever added, except by voidGrant / setGrantEnd, which bump
-  // `grantChanges`.
+  // consumptions are only ever added, except by voidGrant / setGrantEnd / compact, which
+  // bump `rebuilds`.
   struct Version {
     size_t grants;
     size_t consumptions;
-    uint64_t grantChanges;
+    uint64_t rebuilds;
     bool operator==(const Version& o) const {
-      return grants == o.grants && consumptions == o.consumptions && grantChanges == o.grantChanges;
+      return grants == o.grants && consumptions == o.consumptions && rebuilds == o.rebuilds;
     }
   };
 

@@ -12,9 +12,12 @@ void IncrementalEngine::addGrant(uint32_t grant) {
   live_flag_.push_back(0);
   changeMark_.push_back(0);
   byEnd_.insert(grant);
-  balances_.addRange(grants_.startTime[grant], grants_.endTime[grant], grants_.amount[grant]);
+  // A grant carried across the horizon may hold nothing: no balance change to record.
+  if (grants_.amount[grant] > 0) {
+    balances_.addRange(grants_.startTime[grant], grants_.endTime[grant], grants_.amount[grant]);
+  }
   if (grants_.startTime[grant] > headTime_) {
-    pending_.push(grant);
+    notStarted_.push(grant);
     live_flag_[grant] = 1;
   } else {
     spreadGrant(grant);
@@ -91,17 +94,17 @@ bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
   // than whoever gained on it: cut the latest draws of an overdrawn grant and re-draw
   // those consumptions, in replay order, until nothing is overdrawn (docs/algorithms.md, fact 13).
   // Everything here reuses member scratch: this path runs for every backdated call.
-  touched_.clear();
-  touchedDraws_.clear();
+  rollbackLog_.clear();
+  rollbackDraws_.clear();
   queue_.clear();
   beginChange();
   order_.insert(placeOf(order_, c), c);
   auto later = [&](uint32_t a, uint32_t b) { return before(b, a); };
   auto touch = [&](uint32_t h) {
     if (touchSlot_[h] != 0) return;
-    touched_.push_back({h, static_cast<uint32_t>(touchedDraws_.size()), static_cast<uint32_t>(draws_[h].size())});
-    touchSlot_[h] = static_cast<uint32_t>(touched_.size());
-    for (size_t i = 0; i < draws_[h].size(); ++i) touchedDraws_.push_back(draws_[h][i]);
+    rollbackLog_.push_back({h, static_cast<uint32_t>(rollbackDraws_.size()), static_cast<uint32_t>(draws_[h].size())});
+    touchSlot_[h] = static_cast<uint32_t>(rollbackLog_.size());
+    for (size_t i = 0; i < draws_[h].size(); ++i) rollbackDraws_.push_back(draws_[h][i]);
     queue_.push_back(h);
     std::push_heap(queue_.begin(), queue_.end(), later);
   };
@@ -113,9 +116,9 @@ bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
     queue_.pop_back();
     // Before this call h drew from its first grant onward; with less credit about it can
     // only draw later grants, so the scan starts there.
-    const Snapshot& original = touched_[touchSlot_[h] - 1];
+    const RollbackEntry& original = rollbackLog_[touchSlot_[h] - 1];
     const auto first = original.size == 0 ? byEnd_.lower_bound(timestamp_[h])
-                                          : byEnd_.find(touchedDraws_[original.begin].grant);
+                                          : byEnd_.find(rollbackDraws_[original.begin].grant);
     removeDraws(h);
     if (!drawGreedy(h, first, &fresh_)) {
       funded = false;
@@ -146,16 +149,16 @@ bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
     }
   }
   if (!funded || !commit) {
-    for (auto it = touched_.rbegin(); it != touched_.rend(); ++it) {
+    for (auto it = rollbackLog_.rbegin(); it != rollbackLog_.rend(); ++it) {
       removeDraws(it->handle);
-      cut_.assign(touchedDraws_.begin() + it->begin, touchedDraws_.begin() + it->begin + it->size);
+      cut_.assign(rollbackDraws_.begin() + it->begin, rollbackDraws_.begin() + it->begin + it->size);
       setDraws(it->handle, cut_);
     }
     order_.erase(placeOf(order_, c));
   } else {
     commitChange(c);
   }
-  for (const Snapshot& snapshot : touched_) touchSlot_[snapshot.handle] = 0;
+  for (const RollbackEntry& entry : rollbackLog_) touchSlot_[entry.handle] = 0;
   return funded;
 }
 
@@ -331,9 +334,9 @@ void IncrementalEngine::insertDrawer(uint32_t g, uint32_t c) {
 
 void IncrementalEngine::advanceHead(int64_t timestamp) {
   headTime_ = timestamp;
-  while (!pending_.empty() && grants_.startTime[pending_.top()] <= timestamp) {
-    const uint32_t g = pending_.top();
-    pending_.pop();
+  while (!notStarted_.empty() && grants_.startTime[notStarted_.top()] <= timestamp) {
+    const uint32_t g = notStarted_.top();
+    notStarted_.pop();
     if (grants_.endTime[g] >= timestamp && leftover(g) > 0) {
       live_.push(g);
     } else {
@@ -380,7 +383,7 @@ size_t IncrementalEngine::bytes() const {
   return amount_.capacity() * 8 + timestamp_.capacity() * 8 + draws_.capacity() * sizeof(DrawList) +
          order_.capacity() * 4 + drawn_.capacity() * 8 +
          drawers_.capacity() * sizeof(std::vector<uint32_t>) + live_flag_.capacity() + changeMark_.capacity() * 4 + touchSlot_.capacity() * 4 +
-         balances_.bytes() + byEnd_.size() * 40 + (live_.size() + pending_.size()) * 4 +
+         balances_.bytes() + byEnd_.size() * 40 + (live_.size() + notStarted_.size()) * 4 +
          drawCount_ * (2 * sizeof(uint32_t) + sizeof(Draw));
 }
 

@@ -46,6 +46,7 @@ class IncrementalEngine final : public Engine {
   int64_t nextBelow(int64_t threshold, int64_t from) const override {
     return balances_.firstBelow(threshold, from);
   }
+  std::string checkInvariants() const override;
 
  private:
   // (endTime, grantId) order; `int64_t` probes find the first grant ending at or after it.
@@ -71,8 +72,8 @@ class IncrementalEngine final : public Engine {
   bool before(uint32_t a, uint32_t b) const {
     return timestamp_[a] != timestamp_[b] ? timestamp_[a] < timestamp_[b] : a < b;
   }
-  // A consumption touched by a backdated call: its draws before, in touchedDraws_.
-  struct Snapshot {
+  // A consumption touched by a backdated call: its draws before, in rollbackDraws_.
+  struct RollbackEntry {
     uint32_t handle;
     uint32_t begin;
     uint32_t size;
@@ -121,18 +122,19 @@ class IncrementalEngine final : public Engine {
   // Per grant, by index.
   std::vector<int64_t> drawn_;
   std::vector<std::vector<uint32_t>> drawers_;  // consumptions drawing on it, in replay order
-  std::vector<uint8_t> live_flag_;              // in live_ (or pending_)
+  std::vector<uint8_t> live_flag_;              // in live_ (or notStarted_)
   std::vector<uint32_t> changeMark_;            // == changeEpoch_: noted in changed_
   std::set<uint32_t, DrawOrder> byEnd_;         // all grants in draw order
   // Grants valid at the head time with credit left (lazily cleaned), and those not yet started.
   std::priority_queue<uint32_t, std::vector<uint32_t>, LiveOrder> live_;
-  std::priority_queue<uint32_t, std::vector<uint32_t>, StartOrder> pending_{StartOrder{&grants_}};
+  std::priority_queue<uint32_t, std::vector<uint32_t>, StartOrder> notStarted_{StartOrder{&grants_}};
   int64_t headTime_ = -1;  // the time live_ describes: at or after every accepted consumption
   BalanceTree balances_;
-  // Scratch for one backdated consumption: who was touched and their draws before.
-  std::vector<Snapshot> touched_;
-  std::vector<Draw> touchedDraws_;
-  std::vector<uint32_t> touchSlot_;  // per consumption: 1 + index in touched_, or 0
+  // Scratch for one backdated consumption: who was touched and their draws before (the
+  // rollback log).
+  std::vector<RollbackEntry> rollbackLog_;
+  std::vector<Draw> rollbackDraws_;
+  std::vector<uint32_t> touchSlot_;  // per consumption: 1 + index in rollbackLog_, or 0
   std::vector<uint32_t> queue_;      // heap of touched consumptions, earliest first
   std::vector<Draw> fresh_;
   std::vector<Draw> cut_;

@@ -26,6 +26,7 @@ const char* statusName(Status status) {
     case Status::kUnknownId: return "UNKNOWN_ID";
     case Status::kLimitExceeded: return "LIMIT_EXCEEDED";
     case Status::kOutOfMemory: return "OUT_OF_MEMORY";
+    case Status::kBeforeHorizon: return "BEFORE_HORIZON";
   }
   return "UNKNOWN_STATUS";
 }
@@ -76,6 +77,7 @@ Status Ledger::addGrant(std::string_view grantId, int64_t amount, int64_t startT
   if (!isValidAmount(amount)) return Status::kInvalidAmount;
   if (!isValidTime(startTime) || !isValidTime(endTime)) return Status::kInvalidTime;
   if (startTime > endTime) return Status::kInvalidWindow;
+  if (startTime < horizon_) return Status::kBeforeHorizon;
   const uint32_t existing = grants_->ids.find(grantId);
   if (existing != IdIndex::kNotFound) {
     const bool same = grants_->amount[existing] == amount &&
@@ -99,6 +101,7 @@ Status Ledger::consume(std::string_view eventId, int64_t amount, int64_t timesta
                        bool* accepted) {
   const Status valid = checkConsumption(eventId, amount, timestamp);
   if (valid != Status::kOk) return valid;
+  if (timestamp < horizon_) return Status::kBeforeHorizon;
   const uint32_t existing = eventIds_->find(eventId);
   if (existing != IdIndex::kNotFound) {
     const bool same =
@@ -117,6 +120,7 @@ Status Ledger::consume(std::string_view eventId, int64_t amount, int64_t timesta
 
 Status Ledger::getBalance(int64_t timestamp, int64_t* balance) const {
   if (!isValidTime(timestamp)) return Status::kInvalidTime;
+  if (timestamp < horizon_) return Status::kBeforeHorizon;
   *balance = engine_->balance(timestamp);
   return Status::kOk;
 }
@@ -139,6 +143,7 @@ Status Ledger::balanceCurve(int64_t from, int64_t to, std::vector<BalancePoint>*
   out->clear();
   if (!isValidTime(from) || !isValidTime(to)) return Status::kInvalidTime;
   if (from > to) return Status::kInvalidWindow;
+  if (from < horizon_) return Status::kBeforeHorizon;
   engine_->balanceCurve(from, to, out);
   return Status::kOk;
 }

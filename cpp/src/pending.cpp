@@ -13,6 +13,7 @@ Status Ledger::submit(std::string_view eventId, int64_t amount, int64_t timestam
                       SubmitOutcome* outcome) {
   const Status valid = checkConsumption(eventId, amount, timestamp);
   if (valid != Status::kOk) return valid;
+  if (timestamp < horizon_) return Status::kBeforeHorizon;
   if (pending_ && pending_->find(eventId) != nullptr) {
     const Status same = checkPending(eventId, amount, timestamp);
     if (same == Status::kOk) *outcome = SubmitOutcome::kQueued;

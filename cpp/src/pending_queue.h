@@ -37,6 +37,17 @@ class PendingQueue {
     byId_.erase(found);
     return true;
   }
+  // Removes the queued consumptions with timestamp < `time` (a prefix of the retry order)
+  // and appends them to *out in retry order.
+  void dropBefore(int64_t time, std::vector<PendingConsumption>* out) {
+    while (!byOrder_.empty() && byOrder_.begin()->first.first < time) {
+      auto first = byOrder_.begin();
+      bytes_ -= entryBytes(first->second.eventId);
+      byId_.erase(first->second.eventId);
+      out->push_back(std::move(first->second));
+      byOrder_.erase(first);
+    }
+  }
   // In retry order.
   void list(std::vector<PendingConsumption>* out) const {
     out->clear();

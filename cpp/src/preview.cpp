@@ -39,7 +39,8 @@ std::vector<Remaining> remainingAt(const GrantTable& grants, const Engine& engin
 
 Status Ledger::headroom(int64_t timestamp, int64_t* amount) const {
   if (!isValidTime(timestamp)) return Status::kInvalidTime;
-  const HeadroomIndex::Version version{grantCount(), consumptionCount(), grantChanges_};
+  if (timestamp < horizon_) return Status::kBeforeHorizon;
+  const HeadroomIndex::Version version{grantCount(), consumptionCount(), rebuilds_};
   if (!headroomIndex_ || !(headroomIndex_->version() == version)) {
     headroomIndex_.reset();  // free the old one first: the WASM heap may be tight
     std::vector<TimedAmount> demand(consumptionCount());
@@ -57,6 +58,7 @@ Status Ledger::tryConsume(std::string_view eventId, int64_t amount, int64_t time
   *out = {};
   Status status = checkConsumption(eventId, amount, timestamp);
   if (status != Status::kOk) return status;
+  if (timestamp < horizon_) return Status::kBeforeHorizon;
   if (dryRun) {
     // The checks consume() makes before it draws, in the same order.
     const uint32_t existing = eventIds_->find(eventId);
@@ -119,10 +121,13 @@ Status Ledger::tryConsume(std::string_view eventId, int64_t amount, int64_t time
 Status Ledger::grantsAt(int64_t timestamp, std::vector<GrantState>* out) const {
   out->clear();
   if (!isValidTime(timestamp)) return Status::kInvalidTime;
+  if (timestamp < horizon_) return Status::kBeforeHorizon;
   for (const Remaining& grant : remainingAt(*grants_, *engine_, timestamp)) {
     const uint32_t g = grant.grant;
-    out->push_back({std::string(grants_->ids.at(g)), grants_->amount[g], grants_->startTime[g],
-                    grants_->endTime[g], grant.remaining});
+    // A grant carried across the horizon starts there (see horizon.cpp).
+    out->push_back({std::string(grants_->ids.at(g)), grants_->amount[g],
+                    std::max(grants_->startTime[g], horizon_), grants_->endTime[g],
+                    grant.remaining});
   }
   return Status::kOk;
 }
@@ -134,7 +139,7 @@ Status Ledger::burnDown(std::string_view grantId, BurnDown* out) const {
   if (g == IdIndex::kNotFound) return Status::kUnknownId;
   out->grantId = std::string(grantId);
   out->amount = grants_->amount[g];
-  out->startTime = grants_->startTime[g];
+  out->startTime = std::max(grants_->startTime[g], horizon_);  // carried grants start there
   out->endTime = grants_->endTime[g];
   std::vector<GrantDraw> draws;
   engine_->drawsOn(g, &draws);
@@ -159,6 +164,7 @@ Status Ledger::nextBelow(int64_t threshold, int64_t from, std::optional<int64_t>
   time->reset();
   if (!isValidAmount(threshold)) return Status::kInvalidAmount;
   if (!isValidTime(from)) return Status::kInvalidTime;
+  if (from < horizon_) return Status::kBeforeHorizon;
   const int64_t found = engine_->nextBelow(threshold, from);
   if (found >= 0) *time = found;
   return Status::kOk;

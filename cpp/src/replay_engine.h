@@ -27,6 +27,7 @@ class ReplayEngine final : public Engine {
   void drawsOn(uint32_t grant, std::vector<GrantDraw>* out) const override;
   int64_t drawnThrough(uint32_t grant, int64_t timestamp) const override;
   int64_t nextBelow(int64_t threshold, int64_t from) const override;
+  std::string checkInvariants() const override;
 
  private:
   struct Consumption {

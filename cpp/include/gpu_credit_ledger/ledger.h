@@ -32,6 +32,7 @@ enum class Status : int32_t {
   kUnknownId = 7,         // no accepted consumption (or grant) with that id
   kLimitExceeded = 8,     // the ledger's event limit is reached (see Ledger::kMaxEvents)
   kOutOfMemory = 9,       // the call could need more memory than the WASM heap can grow to
+  kBeforeHorizon = 10,    // the call needs history before the finality horizon (Ledger::compact)
 };
 
 const char* statusName(Status status);
@@ -136,6 +137,14 @@ struct PendingConsumption {
 
 enum class SubmitOutcome : int32_t { kAccepted = 0, kQueued = 1 };
 
+// What Ledger::compact made final and freed.
+struct CompactResult {
+  int64_t horizon = 0;             // the horizon in force after the call
+  size_t droppedGrants = 0;        // grants that ended before it
+  size_t droppedConsumptions = 0;  // accepted consumptions before it
+  std::vector<PendingConsumption> droppedPending;  // queued consumptions before it, in retry order
+};
+
 class Engine;
 class HeadroomIndex;
 class IdIndex;
@@ -176,7 +185,9 @@ class Ledger {
   size_t grantCount() const;
   size_t consumptionCount() const;
   // The index-th grant in the order added, and the index-th accepted consumption in
-  // acceptance order: together they rebuild an identical ledger (snapshots).
+  // acceptance order: together with horizon() they rebuild an identical ledger
+  // (snapshots). A grant whose startTime is before horizon() was carried across it: its
+  // amount is what was left at the horizon (restoreGrant takes it back).
   GrantRecord grant(size_t index) const;
   ConsumptionRecord consumption(size_t index) const;
   // Heap bytes held by this ledger (ids, grants, engine), for memory budgets.
@@ -231,6 +242,30 @@ class Ledger {
   // order they were accepted.
   void takeAcceptedPending(std::vector<PendingConsumption>* out);
 
+  // --- Finality horizon (cpp/src/horizon.cpp; docs/semantics.md, "Finality horizon") ---
+
+  // Makes everything strictly before `horizon` final. Afterwards the ledger answers every
+  // call it accepts exactly like a fresh ledger built from: each grant with
+  // endTime >= horizon, with start max(startTime, horizon) and the credit the
+  // consumptions before `horizon` left in it (kept even when that is 0, so its id stays
+  // taken); then the accepted consumptions at or after `horizon`, in replay order. Grants
+  // that ended and consumptions (accepted or queued) before it are dropped and freed. A
+  // call that needs the past returns kBeforeHorizon and changes nothing. A horizon at or
+  // below the current one changes nothing (out->horizon reports the current one).
+  // Rebuilds the ledger: O((n + G) log(n + G)) for what it keeps, plus what it drops.
+  Status compact(int64_t horizon, CompactResult* out);
+  // 0 until the first compact().
+  int64_t horizon() const { return horizon_; }
+  // Adds a grant as a version-2 snapshot lists it. With startTime < horizon() <= endTime it
+  // is a grant carried across the horizon: `amount` is what was left at the horizon (0
+  // allowed) and it counts as started before the horizon (voidGrant / setGrantEnd rules).
+  // Otherwise it is addGrant().
+  Status restoreGrant(std::string_view grantId, int64_t amount, int64_t startTime, int64_t endTime);
+
+  // Checks the ledger's and its engine's internal invariants (tests and fuzzing; O((n + G)
+  // log(n + G))). Empty when they hold, else the first violation in words.
+  std::string checkInvariants() const;
+
  private:
   std::unique_ptr<GrantTable> grants_;
   std::unique_ptr<IdIndex> eventIds_;
@@ -244,12 +279,23 @@ class Ledger {
   // Swaps in `table` if every accepted consumption stays funded under it (grant_lifecycle.cpp).
   void rebuildWith(std::unique_ptr<GrantTable> table, int64_t total, GrantChange* out);
 
+  // Replaces grants, ids and engine by ones rebuilt from `table` and the consumptions
+  // `order` (handles in replay order), fed in that order (grant_lifecycle.cpp).
+  void replaceWith(std::unique_ptr<GrantTable> table, const std::vector<uint32_t>& order,
+                   int64_t total);
+  // setGrantEnd's refusal for a grant that started before the horizon (horizon.cpp).
+  bool endChangeReordersFinalDraws(uint32_t grant, int64_t endTime) const;
+  bool startedBeforeHorizon(uint32_t grant) const;
+
   std::unique_ptr<PendingQueue> pending_;
   std::vector<PendingConsumption> acceptedPending_;
   // Headroom answers for the current state (preview.cpp), rebuilt on the first query after
-  // a change; grantChanges_ counts applied voidGrant / setGrantEnd calls.
+  // a change; rebuilds_ counts applied voidGrant / setGrantEnd / compact calls.
   mutable std::unique_ptr<HeadroomIndex> headroomIndex_;
-  uint64_t grantChanges_ = 0;
+  uint64_t rebuilds_ = 0;
+  // Everything strictly before it is final (compact); grants whose stored startTime is
+  // before it were carried across it and start there.
+  int64_t horizon_ = 0;
 };
 
 // True when `id` is non-empty, at most kMaxIdBytes and well-formed UTF-8 (no surrogates,
