@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the demo and drives it in headless Chromium (tests/e2e/demo.e2e.mjs).
-# Assumes the module is built (bash scripts/build-wasm.sh). Screenshots go to test-results/.
+# Browser tests of the demo (tests/e2e/*.spec.js) with @playwright/test and Debian's
+# Chromium: builds web/ with Vite, serves it with `vite preview` on 127.0.0.1, runs each
+# test on its own page. Assumes the module is built (bash scripts/build-wasm.sh).
+# Screenshots go to test-results/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-tools.sh
@@ -9,4 +11,4 @@ if [ ! -f dist/gpu_credit_ledger_wasm.mjs ]; then
   echo "dist/gpu_credit_ledger_wasm.mjs is missing: run bash scripts/build-wasm.sh first" >&2
   exit 1
 fi
-exec timeout --kill-after=10 300 node tests/e2e/demo.e2e.mjs
+exec timeout --kill-after=10 540 node node_modules/@playwright/test/cli.js test -c tests/e2e/playwright.config.js "$@"

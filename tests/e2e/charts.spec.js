@@ -1,0 +1,135 @@
+// The charts: bars, markers and the balance curve painted on canvases under Plot's
+// axes (checked by the colours on screen), the same marks as Plot SVG with ?marks=svg,
+// the cursor, the hover tip and the layout at 1280 and 390 px wide.
+import { expect, open, pixelAt, rowCentre, setCursor, test, tickCentre } from './fixtures.js';
+
+const COLORS = { drawn: [0x43, 0x38, 0xca], remaining: [0xc7, 0xd2, 0xfe], accepted: [0x0f, 0x76, 0x6e], rejected: [0xdc, 0x26, 0x26] };
+const near = (pixel, rgb) => pixel !== null && pixel[3] > 200 && rgb.every((c, i) => Math.abs(pixel[i] - c) <= 24);
+
+/** The centre of a marker row ('accepted', 'rejected') in the draws chart. */
+async function markerRow(page, row) {
+  const label = page.locator('#timeline svg [aria-label="y-axis tick label"] text', { hasText: new RegExp(`^${row}$`) }).first();
+  const box = await label.boundingBox();
+  return box.y + box.height / 2;
+}
+
+test('canvas marks: grant bars drawn then left, markers filled when accepted, hollow when rejected', async ({ page }) => {
+  await open(page, 'preset=seed1&t=0');
+  await expect(page.locator('#timeline .layered').first()).toHaveAttribute('data-bars', '2');
+  await expect(page.locator('#timeline .layered').nth(1)).toHaveAttribute('data-markers', '3');
+  const g1 = await rowCentre(page, 'g1');
+  // g1: 100 credits on 0..10, 80 drawn: the first 80% of its bar is dark, the rest light.
+  expect(near(await pixelAt(page, (await tickCentre(page, '#timeline', '2')) + 2, g1), COLORS.drawn)).toBe(true);
+  expect(near(await pixelAt(page, (await tickCentre(page, '#timeline', '10')) + 4, g1), COLORS.remaining)).toBe(true);
+  // Nothing before g2 starts (t = 5) on its row.
+  const g2 = await rowCentre(page, 'g2');
+  const empty = await pixelAt(page, (await tickCentre(page, '#timeline', '2')) + 2, g2);
+  expect(empty === null || empty[3] === 0).toBe(true);
+
+  const accepted = await markerRow(page, 'accepted');
+  const rejected = await markerRow(page, 'rejected');
+  // c1 accepted at t = 6: a filled dot. c2 rejected at t = 11: a red ring, empty inside.
+  const x6 = await tickCentre(page, '#timeline', '6');
+  expect(near(await pixelAt(page, x6, accepted), COLORS.accepted)).toBe(true);
+  const x11 = (await tickCentre(page, '#timeline', '10')) + ((await tickCentre(page, '#timeline', '12')) - (await tickCentre(page, '#timeline', '10'))) / 2;
+  const inside = await pixelAt(page, x11, rejected);
+  expect(inside === null || inside[3] === 0).toBe(true);
+  let ring = false;
+  for (let dx = 2; dx <= 9 && !ring; dx++) ring = near(await pixelAt(page, x11 + dx, rejected), COLORS.rejected);
+  expect(ring).toBe(true);
+  await expect(page.locator('#timeline circle')).toHaveCount(0);
+});
+
+test('the balance curve is painted at the exact balance', async ({ page }) => {
+  await open(page, 'preset=seed1&t=0');
+  // balance(t) = 100 on 0..4: the curve's line crosses t = 2 at the height of the "100" tick.
+  const x = await tickCentre(page, '#balance-chart', '2');
+  const tick = page.locator('#balance-chart svg [aria-label="y-axis tick label"] text', { hasText: /^100$/ });
+  const box = await tick.boundingBox();
+  const y = box.y + box.height / 2;
+  let hit = false;
+  for (let dy = -2; dy <= 2 && !hit; dy++) hit = near(await pixelAt(page, x, y + dy), COLORS.drawn);
+  expect(hit).toBe(true);
+  // And not at the height of the "50" tick there.
+  const fifty = await page.locator('#balance-chart svg [aria-label="y-axis tick label"] text', { hasText: /^50$/ }).boundingBox();
+  expect(near(await pixelAt(page, x, fifty.y + fifty.height / 2), COLORS.drawn)).toBe(false);
+});
+
+test('?marks=svg draws the same marks as Plot SVG elements', async ({ page }) => {
+  await open(page, 'preset=seed1', '?marks=svg');
+  await expect(page.locator('#timeline svg g.grant-bars rect')).toHaveCount(2);
+  const fills = await page.$$eval('#timeline svg g.consumption-markers circle', (dots) => dots.map((c) => c.getAttribute('fill')));
+  expect(fills).toHaveLength(3);
+  expect(fills.filter((f) => f === 'none')).toHaveLength(1);
+  expect(((await page.getAttribute('#balance-chart svg g.balance-curve path', 'd')) ?? '').length).toBeGreaterThan(10);
+  // Clicking a bar works the same way: by position, not by element.
+  await page.mouse.click((await tickCentre(page, '#timeline', '2')) + 5, await rowCentre(page, 'g1'));
+  await expect(page.locator('#burn-card')).toHaveAttribute('data-grant-id', 'g1');
+  await expect(page.locator('#timeline rect.is-selected[data-grant-id="g1"]')).toHaveCount(1);
+});
+
+test('clicking or dragging on the charts moves the cursor; hovering shows exact values', async ({ page }) => {
+  await open(page, 'preset=seed1');
+  const box = await page.locator('#balance-chart svg').boundingBox();
+  const y = box.y + 60;
+  await page.mouse.click((await tickCentre(page, '#balance-chart', '6')) + 3, y);
+  await expect(page.locator('#cursor-time')).toHaveValue('6');
+  await expect(page.locator('#balance-readout')).toHaveAttribute('data-value', '70');
+  await page.mouse.move((await tickCentre(page, '#balance-chart', '2')) + 3, y);
+  await page.mouse.down();
+  await page.mouse.move((await tickCentre(page, '#balance-chart', '12')) + 3, y, { steps: 5 });
+  await page.mouse.up();
+  await expect(page.locator('#cursor-time')).toHaveValue('12');
+  await expect(page.locator('#balance-readout')).toHaveAttribute('data-value', '10');
+  await expect(page.locator('#cursor-line')).toBeVisible();
+
+  await page.mouse.move((await tickCentre(page, '#balance-chart', '4')) + 3, y + 5);
+  await expect(page.locator('#chart-tip')).toBeVisible();
+  await expect(page.locator('#chart-tip')).toHaveText(/t = 4\s+balance 100\s+1 grant valid: g1/);
+  await page.mouse.move((await tickCentre(page, '#timeline', '14')) + 3, await rowCentre(page, 'g2'));
+  await expect(page.locator('#chart-tip')).toHaveText(/^g2\s+50 credits, valid t = 5…15\s+drawn 40, left 10/);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height + 200);
+  await expect(page.locator('#chart-tip')).toBeHidden();
+});
+
+test('zoom in, out and fit change the view and keep the cursor', async ({ page }) => {
+  await open(page, 'preset=seed1&t=6');
+  await expect(page.locator('#view-from')).toHaveValue('0');
+  await expect(page.locator('#view-to')).toHaveValue('16');
+  await page.click('#zoom-in');
+  expect(Number(await page.inputValue('#view-to')) - Number(await page.inputValue('#view-from'))).toBeLessThan(16);
+  await expect(page.locator('#cursor-time')).toHaveValue('6');
+  await page.click('#zoom-fit');
+  await expect(page.locator('#view-to')).toHaveValue('16');
+  await page.fill('#view-from', '5');
+  await page.fill('#view-to', '9');
+  await page.press('#view-to', 'Enter');
+  await expect(page.locator('#timeline-caption')).toHaveText('2 of 2 grants in view');
+  await page.fill('#view-from', '12');
+  await page.fill('#view-to', '14');
+  await page.press('#view-to', 'Enter');
+  await expect(page.locator('#timeline-caption')).toHaveText('1 of 2 grants in view');
+});
+
+for (const [name, viewport] of [
+  ['desktop', { width: 1280, height: 800 }],
+  ['narrow', { width: 390, height: 844 }],
+]) {
+  test(`layout at ${viewport.width} px: nothing overflows; screenshots kept`, async ({ page }, testInfo) => {
+    await page.setViewportSize(viewport);
+    await open(page, 'preset=seed1&ops=s,c4,30,12;g,g3,30,12,20;s,c5,500,14&t=6');
+    await page.selectOption('#grant-select', 'g2');
+    await expect(page.locator('#burn-panel')).toBeVisible();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    // The charts fit their card.
+    const card = await page.locator('.charts').boundingBox();
+    const chart = await page.locator('#balance-chart .layered').boundingBox();
+    expect(chart.x + chart.width).toBeLessThanOrEqual(card.x + card.width);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: testInfo.outputPath(`${name}.png`) });
+    await page.screenshot({ path: testInfo.outputPath(`${name}-full.png`), fullPage: true });
+    await page.locator('.charts').screenshot({ path: testInfo.outputPath(`${name}-charts.png`) });
+    await page.locator('#burn-card').screenshot({ path: testInfo.outputPath(`${name}-burn.png`) });
+  });
+}

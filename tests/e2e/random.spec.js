@@ -1,0 +1,61 @@
+// The random preset (1,000 grants, 10,000 consumptions, some late) and the cost of one
+// more consumption on it: the ledger call plus the redraw, with the marks painted on
+// canvases and, for comparison in the same run, as Plot SVG marks (?marks=svg).
+import { expect, logEntry, open, stats, test } from './fixtures.js';
+
+const TIMES = [50_000, 60_000, 70_000, 80_000, 90_000, 55_000, 65_000, 75_000, 85_000];
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+async function loadRandom(page, query = '') {
+  await open(page, 'preset=random&seed=1', query);
+  await page.waitForSelector('#log li[data-id="c10000"], #log li[data-op="consume"]');
+}
+
+/** One consume per time on the loaded preset; returns what the page measured (body[data-update-ms]). */
+async function consumeTimes(page) {
+  const ms = [];
+  for (const timestamp of TIMES) {
+    const before = Number(await page.evaluate(() => document.body.dataset.renders));
+    await page.fill('#consume-amount', '20');
+    await page.fill('#consume-timestamp', String(timestamp));
+    await page.press('#consume-timestamp', 'Enter');
+    await page.waitForFunction((n) => Number(document.body.dataset.renders) > n, before);
+    ms.push(Number(await page.evaluate(() => document.body.dataset.updateMs)));
+  }
+  return ms;
+}
+
+test('the random preset loads 1,000 grants and 10,000 consumptions, and opens a burn-down', async ({ page }, testInfo) => {
+  test.setTimeout(120_000);
+  await loadRandom(page);
+  const counts = await stats(page);
+  expect(counts.grants).toBe(1000);
+  expect(counts.accepted + counts.rejected).toBe(10_000);
+  expect(counts.rejected).toBeGreaterThan(0);
+  await expect(page.locator('#timeline-caption')).toContainText('1,000 of 1,000 grants in view, packed into');
+  console.log(`  ${await page.textContent('#status')}`);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: testInfo.outputPath('random-desktop.png') });
+  await page.selectOption('#grant-select', 'g500');
+  await expect(page.locator('#burn-card')).toHaveAttribute('data-grant-id', 'g500');
+  expect(await page.locator('#burn-draws tbody tr').count()).toBeGreaterThan(0);
+  await page.locator('#burn-card').screenshot({ path: testInfo.outputPath('random-burn.png') });
+});
+
+test('one more consumption on the big ledger: timed with canvas marks and with SVG marks', async ({ page }) => {
+  test.setTimeout(180_000);
+  await loadRandom(page, '?marks=svg');
+  const svg = await consumeTimes(page);
+  await loadRandom(page);
+  const canvas = await consumeTimes(page);
+  const entry = await logEntry(page, 'consume', 'c10001');
+  expect(['accepted', 'rejected']).toContain(entry.outcome);
+  await page.waitForFunction(() => location.hash.startsWith('#preset=random&seed=1&ops=c,c10001,20,50000;c,c10002,20,60000'));
+  console.log(
+    `  one more consume on 1,000 grants / 10,000 draws (ledger call + redraw, in page), median of ${TIMES.length}: ` +
+      `canvas ${median(canvas).toFixed(1)} ms [${canvas.join(', ')}], ` +
+      `SVG marks ${median(svg).toFixed(1)} ms [${svg.join(', ')}]`,
+  );
+  // Not a timing test (the machine is shared): only a bound no working build comes near.
+  expect(median(canvas)).toBeLessThan(2000);
+});

@@ -1,0 +1,86 @@
+// Presets, the scenario in the page address, JSON export and import.
+import { readFile } from 'node:fs/promises';
+import { expect, headroom, logEntry, open, pendingIds, setCursor, stats, test } from './fixtures.js';
+
+const balance = (page) => page.getAttribute('#balance-readout', 'data-value');
+
+test('seed example 2: the late consumption blocks the earlier one; the seed outcomes are checked', async ({ page }) => {
+  await open(page);
+  await page.click('button[data-preset="seed2"]');
+  const entry = await logEntry(page, 'consume', 'c_early');
+  expect(entry.outcome).toBe('rejected');
+  expect(entry.text).toMatch(/would leave c_late unfunded \(80 credits at t = 8\)/);
+  expect(await balance(page)).toBe('20');
+  expect(await headroom(page)).toBe('20');
+  expect(await setCursor(page, 2)).toBe('100');
+  expect(await headroom(page)).toBe('20');
+  // Each seed call carries the outcome the example specifies; the log marks each one.
+  await expect(page.locator('.expect--ok')).toHaveCount(3);
+  await expect(page.locator('.expect--bad')).toHaveCount(0);
+  await page.waitForFunction(() => location.hash.includes('preset=seed2'));
+});
+
+test('calls from every panel go into the link, and reloading it replays them', async ({ page }) => {
+  await open(page, 'preset=seed1&ops=s,c4,30,12;g,g3,30,12,20;s,c5,500,14;v,g1;e,g1,5;e,g2,25;x,c5');
+  const statsBefore = await stats(page);
+  expect(statsBefore).toEqual({ grants: 3, accepted: 3, rejected: 1, queued: 0 });
+  expect(await setCursor(page, 12)).toBe('10');
+  await page.waitForFunction(() => /ops=s,c4,30,12;g,g3,30,12,20;s,c5,500,14;v,g1;e,g1,5;e,g2,25;x,c5&t=12$/.test(location.hash));
+  await page.reload();
+  await page.waitForSelector('#log li[data-op="cancelPending"]');
+  expect(await stats(page)).toEqual(statsBefore);
+  expect(await balance(page)).toBe('10');
+  expect(await pendingIds(page)).toEqual([]);
+  await expect(page.locator('#log li[data-op="acceptPending"][data-id="c4"]')).toHaveCount(1);
+});
+
+test('a shared link replays preset and extra calls; export, reset and paste round-trip it', async ({ page }) => {
+  await open(page, 'preset=seed1&ops=g,g9,5,20,30&t=25');
+  await page.waitForSelector('#log li[data-id="g9"]');
+  expect(await balance(page)).toBe('5');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-button')]);
+  const exported = await readFile(await download.path(), 'utf8');
+  const doc = JSON.parse(exported);
+  expect(doc.calls).toHaveLength(8);
+  expect(doc.cursor).toBe(25);
+  await page.click('#reset-button');
+  await expect(page.locator('#log li')).toHaveCount(0);
+  expect((await stats(page)).grants).toBe(0);
+  await page.click('.paste summary');
+  await page.fill('#import-text', exported);
+  await page.click('#import-text-button');
+  await expect(page.locator('#log li')).toHaveCount(8);
+  expect(await balance(page)).toBe('5');
+  await page.fill('#import-text', '{"calls": 3}');
+  await page.click('#import-text-button');
+  await expect(page.locator('#scenario-error')).toContainText('Could not import: expected an object with a "calls" array');
+  expect(await balance(page)).toBe('5');
+});
+
+test('a file import of 240 calls with odd ids is kept compressed in the link and replays the same', async ({ page }) => {
+  await open(page);
+  const calls = [];
+  for (let i = 1; i <= 120; i++) {
+    calls.push({ op: 'addGrant', grantId: `grant ${i}, ;&=#🙂`, amount: 10 * i, startTime: i, endTime: i + 50 });
+    calls.push({ op: 'consume', eventId: `use/${i}`, amount: 7 * i, timestamp: i + 20 });
+  }
+  await page.setInputFiles('#import-file', { name: 'big.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ calls })) });
+  await page.waitForSelector('#log li[data-id="use/120"]');
+  const shown = await balance(page);
+  const counts = await stats(page);
+  expect(counts.grants).toBe(120);
+  await page.waitForFunction(() => location.hash.includes('z='));
+  expect(await page.evaluate(() => location.hash.length)).toBeLessThan(4000);
+  await page.reload();
+  await page.waitForSelector('#log li[data-id="use/120"]');
+  expect(await balance(page)).toBe(shown);
+  expect(await stats(page)).toEqual(counts);
+  await expect(page.locator('#log li')).toHaveCount(200);
+  await expect(page.locator('#log-note')).toHaveText('Showing the latest 200 of 240 calls.');
+});
+
+test('an unreadable link starts empty and says why', async ({ page }) => {
+  await open(page, 'preset=nope');
+  await expect(page.locator('#status')).toContainText('could not be read (unknown preset "nope")');
+  expect((await stats(page)).grants).toBe(0);
+});
