@@ -1,37 +1,24 @@
+// GPULedger: the package's one class. Every method is defined here; each validates its
+// arguments (lib/validate.js), calls the raw WASM ledger (cpp/bindings/wasm_ledger.h),
+// turns a status code into an error (lib/status.js) and a flat result into objects
+// (lib/decode.js). Nothing reaches WASM unchecked, and no error is thrown after a change.
+import { readCoreTable } from './core-table.js';
+import {
+  readAcceptedPending,
+  readAllocations,
+  readBurnDown,
+  readConsumeResult,
+  readConsumptions,
+  readCurve,
+  readGrantChange,
+  readGrants,
+  readGrantStates,
+} from './decode.js';
 import { LedgerError } from './errors.js';
-import { installPreviews, notifyAcceptedPending, readAllocations } from './previews.js';
+import { PendingListeners } from './pending.js';
 import { readSnapshot, writeSnapshot } from './snapshot.js';
-import { MAX_ID_BYTES, checkAmount, checkId, checkTime, checkWindow } from './validate.js';
-
-// C++ gcl::Status codes (cpp/include/gpu_credit_ledger/ledger.h).
-const Status = Object.freeze({
-  OK: 0,
-  DUPLICATE_ID: 1,
-  INVALID_ID: 2,
-  INVALID_AMOUNT: 3,
-  INVALID_TIME: 4,
-  INVALID_WINDOW: 5,
-  TOTAL_OVERFLOW: 6,
-  UNKNOWN_ID: 7,
-  LIMIT_EXCEEDED: 8,
-  OUT_OF_MEMORY: 9,
-});
-
-function statusError(method, status, what) {
-  switch (status) {
-    case Status.DUPLICATE_ID:
-      return new LedgerError('DUPLICATE_ID', `${method}: ${what} already exists with different parameters`);
-    case Status.TOTAL_OVERFLOW:
-      return new RangeError(`${method}: amount would bring the total of all grants above 2^53 - 1`);
-    case Status.LIMIT_EXCEEDED:
-      return new LedgerError('LIMIT_EXCEEDED', `${method}: the ledger holds the maximum number of events`);
-    case Status.OUT_OF_MEMORY:
-      return new LedgerError('OUT_OF_MEMORY', `${method}: the WebAssembly heap cannot grow enough for this call`);
-    default:
-      // Unreachable after validation; kept so that a gap between the two layers is loud.
-      return new RangeError(`${method}: rejected by the core with status ${status}`);
-  }
-}
+import { makeStatusErrors } from './status.js';
+import { makeChecks } from './validate.js';
 
 const encoder = new TextEncoder();
 
@@ -39,10 +26,15 @@ const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
 /** Builds the public classes around one instantiated WASM module. */
 export function makeApi(module) {
+  const { Status, REJECT_REASONS, MAX_ID_BYTES, MAX_SAFE } = readCoreTable(module);
+  const checks = makeChecks({ MAX_ID_BYTES, MAX_SAFE });
+  const { checkId, checkAmount, checkTime, checkWindow, checkTryConsumeOptions, checkListener } = checks;
+  const statusError = makeStatusErrors(Status);
+
   // Frees the WASM object of a ledger that was garbage-collected without dispose().
   const finalizer = new FinalizationRegistry((handle) => handle.delete());
 
-  // Writes a validated id as UTF-8 into the ledger's id buffer; returns its byte length.
+  // Writes a validated id as UTF-8 into a ledger's id buffer; returns its byte length.
   function writeId(address, text) {
     const heap = module.HEAPU8; // re-read: growing memory replaces the view
     for (let i = 0; i < text.length; i++) {
@@ -53,9 +45,13 @@ export function makeApi(module) {
     return text.length;
   }
 
+  // A raw result that is a number is minus a status code (result_encoding.h).
+  const failed = (result) => typeof result === 'number';
+
   class GPULedger {
     #handle;
     #idAddress;
+    #pendingListeners = new PendingListeners();
 
     constructor() {
       this.#handle = new module._Ledger();
@@ -70,14 +66,24 @@ export function makeApi(module) {
       return this.#handle;
     }
 
-    static {
-      // Previews, grant lifecycle and pending consumptions (lib/previews.js).
-      installPreviews(this, {
-        live: (ledger, method) => ledger.#live(method),
-        writeId: (ledger, text) => writeId(ledger.#idAddress, text),
-        statusError,
-      });
+    #id(text) {
+      return writeId(this.#idAddress, text);
     }
+
+    /**
+     * The one route by which queued consumptions leave the queue: after every call that
+     * can add credit, the ones it let in are taken from the core, handed to the
+     * onPendingAccepted listeners, and returned.
+     */
+    #takeAcceptedPending(handle) {
+      const flat = handle.takeAcceptedPending();
+      if (flat === null) return [];
+      const accepted = readAcceptedPending(flat);
+      this.#pendingListeners.notify(accepted);
+      return accepted;
+    }
+
+    // --- Grants and consumptions ---
 
     addGrant(grantId, amount, startTime, endTime) {
       const handle = this.#live('addGrant');
@@ -86,9 +92,9 @@ export function makeApi(module) {
       checkTime('addGrant', 'startTime', startTime);
       checkTime('addGrant', 'endTime', endTime);
       checkWindow('addGrant', 'startTime', startTime, 'endTime', endTime);
-      const status = handle.addGrant(writeId(this.#idAddress, grantId), amount, startTime, endTime);
+      const status = handle.addGrant(this.#id(grantId), amount, startTime, endTime);
       if (status !== Status.OK) throw statusError('addGrant', status, `grant ${JSON.stringify(grantId)}`);
-      notifyAcceptedPending(this, handle);
+      this.#takeAcceptedPending(handle);
     }
 
     consume(eventId, amount, timestamp) {
@@ -96,7 +102,7 @@ export function makeApi(module) {
       checkId('consume', 'eventId', eventId);
       checkAmount('consume', 'amount', amount);
       checkTime('consume', 'timestamp', timestamp);
-      const result = handle.consume(writeId(this.#idAddress, eventId), amount, timestamp);
+      const result = handle.consume(this.#id(eventId), amount, timestamp);
       if (result < 0) throw statusError('consume', -result, `consumption ${JSON.stringify(eventId)}`);
       return result === 1;
     }
@@ -110,9 +116,8 @@ export function makeApi(module) {
     allocations(eventId) {
       const handle = this.#live('allocations');
       checkId('allocations', 'eventId', eventId);
-      const flat = handle.allocations(writeId(this.#idAddress, eventId));
-      if (flat === null) return null;
-      return readAllocations(flat, 0, flat.length / 2);
+      const flat = handle.allocations(this.#id(eventId));
+      return flat === null ? null : readAllocations(flat);
     }
 
     balanceCurve(from, to) {
@@ -122,16 +127,116 @@ export function makeApi(module) {
       checkWindow('balanceCurve', 'from', from, 'to', to);
       const count = handle.balanceCurve(from, to);
       if (count < 0) throw statusError('balanceCurve', -count);
-      const flat = handle.curveView();
-      const out = new Array(count);
-      for (let i = 0; i < count; i++) out[i] = [flat[2 * i], flat[2 * i + 1]];
-      return out;
+      return readCurve(handle.curveView(), count);
     }
+
+    // --- Previews ---
+
+    headroom(timestamp) {
+      const handle = this.#live('headroom');
+      checkTime('headroom', 'timestamp', timestamp);
+      const amount = handle.headroom(timestamp);
+      if (amount < 0) throw statusError('headroom', -amount);
+      return amount;
+    }
+
+    tryConsume(eventId, amount, timestamp, options) {
+      const handle = this.#live('tryConsume');
+      checkId('tryConsume', 'eventId', eventId);
+      checkAmount('tryConsume', 'amount', amount);
+      checkTime('tryConsume', 'timestamp', timestamp);
+      const { dryRun = false } = checkTryConsumeOptions('tryConsume', options);
+      const flat = handle.tryConsume(this.#id(eventId), amount, timestamp, dryRun);
+      if (failed(flat)) throw statusError('tryConsume', -flat, `consumption ${JSON.stringify(eventId)}`);
+      return readConsumeResult(flat, REJECT_REASONS);
+    }
+
+    grantsAt(timestamp) {
+      const handle = this.#live('grantsAt');
+      checkTime('grantsAt', 'timestamp', timestamp);
+      const flat = handle.grantsAt(timestamp);
+      if (failed(flat)) throw statusError('grantsAt', -flat);
+      return readGrantStates(flat);
+    }
+
+    burnDown(grantId) {
+      const handle = this.#live('burnDown');
+      checkId('burnDown', 'grantId', grantId);
+      const flat = handle.burnDown(this.#id(grantId));
+      if (flat === null) return null;
+      if (failed(flat)) throw statusError('burnDown', -flat);
+      return readBurnDown(flat, grantId);
+    }
+
+    nextBelow(threshold, from) {
+      const handle = this.#live('nextBelow');
+      checkAmount('nextBelow', 'threshold', threshold);
+      checkTime('nextBelow', 'from', from);
+      const time = handle.nextBelow(threshold, from);
+      if (time !== null && time < 0) throw statusError('nextBelow', -time);
+      return time;
+    }
+
+    // --- Grant lifecycle ---
+
+    voidGrant(grantId) {
+      const handle = this.#live('voidGrant');
+      checkId('voidGrant', 'grantId', grantId);
+      const flat = handle.voidGrant(this.#id(grantId));
+      if (failed(flat)) throw statusError('voidGrant', -flat, `grant ${JSON.stringify(grantId)}`);
+      return readGrantChange(flat);
+    }
+
+    setGrantEnd(grantId, endTime) {
+      const handle = this.#live('setGrantEnd');
+      checkId('setGrantEnd', 'grantId', grantId);
+      checkTime('setGrantEnd', 'endTime', endTime);
+      const flat = handle.setGrantEnd(this.#id(grantId), endTime);
+      if (flat === -Status.INVALID_WINDOW) {
+        // Only the core knows the grant's start.
+        throw new RangeError(`setGrantEnd: endTime must be >= the startTime of grant ${JSON.stringify(grantId)}, got ${endTime}`);
+      }
+      if (failed(flat)) throw statusError('setGrantEnd', -flat, `grant ${JSON.stringify(grantId)}`);
+      const accepted = this.#takeAcceptedPending(handle);
+      return { ...readGrantChange(flat), acceptedPending: accepted.map((consumption) => consumption.eventId) };
+    }
+
+    // --- Pending consumptions ---
+
+    submit(eventId, amount, timestamp) {
+      const handle = this.#live('submit');
+      checkId('submit', 'eventId', eventId);
+      checkAmount('submit', 'amount', amount);
+      checkTime('submit', 'timestamp', timestamp);
+      const result = handle.submit(this.#id(eventId), amount, timestamp);
+      if (result < 0) throw statusError('submit', -result, `consumption ${JSON.stringify(eventId)}`);
+      return result === 1 ? 'accepted' : 'queued';
+    }
+
+    pending() {
+      return readConsumptions(this.#live('pending').pending());
+    }
+
+    cancelPending(eventId) {
+      const handle = this.#live('cancelPending');
+      checkId('cancelPending', 'eventId', eventId);
+      const result = handle.cancelPending(this.#id(eventId));
+      if (result < 0) throw statusError('cancelPending', -result);
+      return result === 1;
+    }
+
+    onPendingAccepted(listener) {
+      this.#live('onPendingAccepted');
+      checkListener('onPendingAccepted', listener);
+      return this.#pendingListeners.add(listener);
+    }
+
+    // --- Snapshots ---
 
     /** The snapshot document: grants in the order added, consumptions in acceptance order. */
     toJSON() {
       const handle = this.#live('toJSON');
-      return writeSnapshot(handle.grants(), handle.consumptions());
+      return writeSnapshot(readGrants(handle.grants()), readConsumptions(handle.consumptions()));
     }
 
     /**
@@ -139,7 +244,7 @@ export function makeApi(module) {
      * built, a document that is malformed or that the rules would not have accepted.
      */
     static fromJSON(snapshot) {
-      const { grants, consumptions, refuse } = readSnapshot(snapshot);
+      const { grants, consumptions, refuse } = readSnapshot(snapshot, checks);
       const ledger = new GPULedger();
       try {
         for (const grant of grants) ledger.addGrant(grant.grantId, grant.amount, grant.startTime, grant.endTime);
@@ -155,6 +260,8 @@ export function makeApi(module) {
       }
       return ledger;
     }
+
+    // --- Sizes, memory and lifetime ---
 
     /** Bytes in use on the WebAssembly heap shared by all ledgers (walks the heap: for diagnostics and leak tests). */
     static wasmHeapBytes() {

@@ -1,19 +1,11 @@
 // The snapshot document: what toJSON() writes and fromJSON() accepts (README, "Snapshots").
 import { LedgerError } from './errors.js';
-import { checkAmount, checkId, checkTime, checkWindow } from './validate.js';
 
 export const SNAPSHOT_FORMAT = 'gpu-credit-ledger';
 export const SNAPSHOT_VERSION = 1;
 
-export function writeSnapshot(grantsFlat, consumptionsFlat) {
-  const grants = [];
-  for (let i = 0; i < grantsFlat.length; i += 4) {
-    grants.push({ grantId: grantsFlat[i], amount: grantsFlat[i + 1], startTime: grantsFlat[i + 2], endTime: grantsFlat[i + 3] });
-  }
-  const consumptions = [];
-  for (let i = 0; i < consumptionsFlat.length; i += 3) {
-    consumptions.push({ eventId: consumptionsFlat[i], amount: consumptionsFlat[i + 1], timestamp: consumptionsFlat[i + 2] });
-  }
+/** The document for the ledger's grants (as added) and consumptions (as accepted), read by lib/decode.js. */
+export function writeSnapshot(grants, consumptions) {
   return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, grants, consumptions };
 }
 
@@ -44,10 +36,11 @@ function checkEntries(list, path, keys) {
 }
 
 /**
- * Checks the document's shape and every field; returns { grants, consumptions }. What
- * replaying it means (every consumption accepted) is checked by the caller.
+ * Checks the document's shape and every field with the methods' own checks (`checks`,
+ * from makeChecks); returns { grants, consumptions, refuse }. What replaying it means
+ * (every consumption accepted) is checked by the caller, which refuses through `refuse`.
  */
-export function readSnapshot(input) {
+export function readSnapshot(input, { checkId, checkAmount, checkTime, checkWindow }) {
   let doc = input;
   if (typeof input === 'string') {
     try {

@@ -1,7 +1,6 @@
-// Every argument is checked here, before it reaches WASM, so that each rule of
-// the contract (README, "Semantics in short" and "Errors") has one place and one message.
-export const MAX_SAFE = Number.MAX_SAFE_INTEGER; // 2^53 - 1
-export const MAX_ID_BYTES = 1024;
+// Every argument is checked here, before it reaches WASM, so that each rule of the
+// contract (README, "Semantics in short" and "Errors") has one place and one message.
+// The limits themselves come from the core (lib/core-table.js).
 
 function describe(value) {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
@@ -27,38 +26,75 @@ const isWellFormed = String.prototype.isWellFormed
   ? (text) => text.isWellFormed()
   : (text) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
 
-export function checkId(method, name, value) {
-  if (typeof value !== 'string') {
-    throw new TypeError(`${method}: ${name} must be a string, got ${describe(value)}`);
-  }
-  if (value.length === 0) throw new RangeError(`${method}: ${name} must not be empty`);
-  if (!isWellFormed(value)) {
-    throw new RangeError(`${method}: ${name} must be well-formed Unicode (no lone surrogates)`);
-  }
-  if (value.length > MAX_ID_BYTES / 3 && utf8Bytes(value) > MAX_ID_BYTES) {
-    throw new RangeError(`${method}: ${name} must be at most ${MAX_ID_BYTES} UTF-8 bytes, got ${utf8Bytes(value)}`);
-  }
-}
+const TRY_CONSUME_OPTIONS = new Set(['dryRun']);
 
-function checkInteger(method, name, value, min, rule) {
-  if (typeof value !== 'number') {
-    throw new TypeError(`${method}: ${name} must be a number, got ${describe(value)}`);
-  }
-  if (!Number.isInteger(value) || value < min || value > MAX_SAFE) {
-    throw new RangeError(`${method}: ${name} must be an integer in ${rule}, got ${describe(value)}`);
-  }
-}
+/**
+ * The argument checks for the core's limits (`{ MAX_ID_BYTES, MAX_SAFE }` from
+ * readCoreTable). Each check throws TypeError for a wrong type and RangeError for a bad
+ * value, naming the method and the argument.
+ */
+export function makeChecks({ MAX_ID_BYTES, MAX_SAFE }) {
+  // How messages write the largest value: 2^53 - 1 is the only one the core has had.
+  const maxText = MAX_SAFE === 2 ** 53 - 1 ? '2^53 - 1' : String(MAX_SAFE);
 
-export function checkAmount(method, name, value) {
-  checkInteger(method, name, value, 1, '[1, 2^53 - 1]');
-}
-
-export function checkTime(method, name, value) {
-  checkInteger(method, name, value, 0, '[0, 2^53 - 1]');
-}
-
-export function checkWindow(method, startName, start, endName, end) {
-  if (start > end) {
-    throw new RangeError(`${method}: ${startName} must be <= ${endName}, got ${start} > ${end}`);
+  function checkId(method, name, value) {
+    if (typeof value !== 'string') {
+      throw new TypeError(`${method}: ${name} must be a string, got ${describe(value)}`);
+    }
+    if (value.length === 0) throw new RangeError(`${method}: ${name} must not be empty`);
+    if (!isWellFormed(value)) {
+      throw new RangeError(`${method}: ${name} must be well-formed Unicode (no lone surrogates)`);
+    }
+    // A UTF-16 unit is at most 3 UTF-8 bytes: shorter strings need no count.
+    if (value.length > MAX_ID_BYTES / 3 && utf8Bytes(value) > MAX_ID_BYTES) {
+      throw new RangeError(`${method}: ${name} must be at most ${MAX_ID_BYTES} UTF-8 bytes, got ${utf8Bytes(value)}`);
+    }
   }
+
+  function checkInteger(method, name, value, min) {
+    if (typeof value !== 'number') {
+      throw new TypeError(`${method}: ${name} must be a number, got ${describe(value)}`);
+    }
+    if (!Number.isInteger(value) || value < min || value > MAX_SAFE) {
+      throw new RangeError(`${method}: ${name} must be an integer in [${min}, ${maxText}], got ${describe(value)}`);
+    }
+  }
+
+  function checkAmount(method, name, value) {
+    checkInteger(method, name, value, 1);
+  }
+
+  function checkTime(method, name, value) {
+    checkInteger(method, name, value, 0);
+  }
+
+  function checkWindow(method, startName, start, endName, end) {
+    if (start > end) {
+      throw new RangeError(`${method}: ${startName} must be <= ${endName}, got ${start} > ${end}`);
+    }
+  }
+
+  // tryConsume's options: { dryRun?: boolean }, nothing else.
+  function checkTryConsumeOptions(method, options) {
+    if (options === undefined) return {};
+    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+      throw new TypeError(`${method}: options must be an object, got ${options === null ? 'null' : typeof options}`);
+    }
+    for (const key of Object.keys(options)) {
+      // A misspelt dryRun must not turn a preview into a real charge.
+      if (!TRY_CONSUME_OPTIONS.has(key)) throw new TypeError(`${method}: unknown option ${JSON.stringify(key)}`);
+    }
+    if (options.dryRun !== undefined && typeof options.dryRun !== 'boolean') {
+      throw new TypeError(`${method}: options.dryRun must be a boolean, got ${typeof options.dryRun}`);
+    }
+    return options;
+  }
+
+  function checkListener(method, listener) {
+    if (typeof listener !== 'function') {
+      throw new TypeError(`${method}: listener must be a function, got ${listener === null ? 'null' : typeof listener}`);
+    }
+  }
+
+  return Object.freeze({ checkId, checkAmount, checkTime, checkWindow, checkTryConsumeOptions, checkListener });
 }

@@ -1,0 +1,32 @@
+#include "heap_budget.h"
+
+#include <emscripten/heap.h>
+#include <malloc.h>
+
+namespace gcl_wasm {
+namespace {
+
+// Sum over live ledgers of their share after their last call.
+size_t heldByAllLedgers = 0;
+
+}  // namespace
+
+HeapShare::~HeapShare() { heldByAllLedgers -= held_; }
+
+bool HeapShare::allows(CallCost cost) const {
+  // Other ledgers count as they are; this one may at worst double (kGrow) or hold a
+  // second copy of itself while it works (kRebuild).
+  const size_t extra = cost == CallCost::kGrow ? held_ : 2 * held_;
+  return heldByAllLedgers + extra + kHeapSlackBytes <= emscripten_get_heap_max();
+}
+
+void HeapShare::update(size_t bytes) {
+  heldByAllLedgers = heldByAllLedgers - held_ + bytes;
+  held_ = bytes;
+}
+
+double heapBytesInUse() { return static_cast<double>(mallinfo().uordblks); }
+
+double heapMaxBytes() { return static_cast<double>(emscripten_get_heap_max()); }
+
+}  // namespace gcl_wasm

@@ -1,0 +1,48 @@
+// The WebAssembly heap budget: every ledger of a module shares one heap that can grow to
+// MAXIMUM_MEMORY, and a failed allocation would abort the whole instance (the module is
+// built without C++ exceptions). So a call that might need more than the heap can still
+// give is refused up front (Status::kOutOfMemory) and changes nothing.
+#ifndef GPU_CREDIT_LEDGER_HEAP_BUDGET_H_
+#define GPU_CREDIT_LEDGER_HEAP_BUDGET_H_
+
+#include <cstddef>
+
+namespace gcl_wasm {
+
+// Heap kept free for what no ledger accounts for: the id buffers, result arrays and
+// curves on their way to JS, and the JS glue's own allocations. (Heap slack, in bytes;
+// nothing to do with a ledger's credit headroom.)
+inline constexpr size_t kHeapSlackBytes = size_t{64} << 20;
+
+// What a call may allocate at worst, relative to the ledger's current size.
+enum class CallCost {
+  kGrow,     // appends: the ledger's largest arrays may double
+  kRebuild,  // builds a second state beside the first (rebuilds, dry runs, indexes)
+};
+
+// One ledger's share of the budget: the bytes it held after its last call. The sum over
+// live ledgers is what the budget counts; the worst case of the next call is added to it.
+class HeapShare {
+ public:
+  HeapShare() = default;
+  ~HeapShare();
+  HeapShare(const HeapShare&) = delete;
+  HeapShare& operator=(const HeapShare&) = delete;
+
+  // Whether a call of this cost fits under the heap's ceiling.
+  bool allows(CallCost cost) const;
+  // Records the ledger's size after a call.
+  void update(size_t bytes);
+
+ private:
+  size_t held_ = 0;
+};
+
+// Bytes of the heap in use (walks the heap: for diagnostics and leak tests only).
+double heapBytesInUse();
+// The size the heap may grow to.
+double heapMaxBytes();
+
+}  // namespace gcl_wasm
+
+#endif  // GPU_CREDIT_LEDGER_HEAP_BUDGET_H_

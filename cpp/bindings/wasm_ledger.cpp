@@ -1,0 +1,179 @@
+#include "wasm_ledger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+
+#include "result_encoding.h"
+
+namespace gcl_wasm {
+namespace {
+
+// JS numbers arrive as doubles; the wrapper has already checked they are safe integers,
+// this keeps a direct caller of the raw class from reaching undefined behaviour (-1 is
+// invalid everywhere, so the core refuses it).
+int64_t toInt64(double value) {
+  constexpr auto kMax = static_cast<double>(gcl::kMaxSafeInteger);
+  if (!std::isfinite(value) || value < -kMax || value > kMax) return -1;
+  return static_cast<int64_t>(value);
+}
+
+}  // namespace
+
+WasmLedger::WasmLedger() : idBuffer_(gcl::kMaxIdBytes, '\0') { account(); }
+
+double WasmLedger::idBuffer() {
+  return static_cast<double>(reinterpret_cast<uintptr_t>(idBuffer_.data()));
+}
+
+int WasmLedger::addGrant(int idLength, double amount, double startTime, double endTime) {
+  if (!heap_.allows(CallCost::kGrow)) return static_cast<int>(gcl::Status::kOutOfMemory);
+  const gcl::Status status =
+      ledger_.addGrant(id(idLength), toInt64(amount), toInt64(startTime), toInt64(endTime));
+  account();
+  return static_cast<int>(status);
+}
+
+int WasmLedger::consume(int idLength, double amount, double timestamp) {
+  if (!heap_.allows(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
+  bool accepted = false;
+  const gcl::Status status = ledger_.consume(id(idLength), toInt64(amount), toInt64(timestamp), &accepted);
+  account();
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return accepted ? 1 : 0;
+}
+
+double WasmLedger::getBalance(double timestamp) const {
+  int64_t balance = 0;
+  const gcl::Status status = ledger_.getBalance(toInt64(timestamp), &balance);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return static_cast<double>(balance);
+}
+
+WasmLedger::val WasmLedger::allocations(int idLength) const {
+  if (ledger_.allocations(id(idLength), &allocations_) != gcl::Status::kOk) return val::null();
+  return encodeAllocations(allocations_);
+}
+
+int WasmLedger::balanceCurve(double from, double to) {
+  curve_.clear();
+  if (!heap_.allows(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
+  const gcl::Status status = ledger_.balanceCurve(toInt64(from), toInt64(to), &points_);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  encodeCurve(points_, &curve_);
+  return static_cast<int>(points_.size());
+}
+
+WasmLedger::val WasmLedger::curveView() const {
+  return val(emscripten::typed_memory_view(curve_.size(), curve_.data()));
+}
+
+double WasmLedger::grantCount() const { return static_cast<double>(ledger_.grantCount()); }
+double WasmLedger::consumptionCount() const {
+  return static_cast<double>(ledger_.consumptionCount());
+}
+WasmLedger::val WasmLedger::grants() const { return encodeGrants(ledger_); }
+WasmLedger::val WasmLedger::consumptions() const { return encodeConsumptions(ledger_); }
+
+double WasmLedger::headroom(double timestamp) {
+  if (!heap_.allows(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
+  int64_t amount = 0;
+  const gcl::Status status = ledger_.headroom(toInt64(timestamp), &amount);
+  account();
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return static_cast<double>(amount);
+}
+
+WasmLedger::val WasmLedger::tryConsume(int idLength, double amount, double timestamp, bool dryRun) {
+  if (!heap_.allows(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+  gcl::ConsumeResult result;
+  const gcl::Status status =
+      ledger_.tryConsume(id(idLength), toInt64(amount), toInt64(timestamp), dryRun, &result);
+  account();
+  if (status != gcl::Status::kOk) return failure(status);
+  return encodeConsumeResult(result);
+}
+
+WasmLedger::val WasmLedger::grantsAt(double timestamp) const {
+  if (!heap_.allows(CallCost::kGrow)) return failure(gcl::Status::kOutOfMemory);
+  std::vector<gcl::GrantState> states;
+  const gcl::Status status = ledger_.grantsAt(toInt64(timestamp), &states);
+  if (status != gcl::Status::kOk) return failure(status);
+  return encodeGrantStates(states);
+}
+
+WasmLedger::val WasmLedger::burnDown(int idLength) const {
+  if (!heap_.allows(CallCost::kGrow)) return failure(gcl::Status::kOutOfMemory);
+  gcl::BurnDown burn;
+  const gcl::Status status = ledger_.burnDown(id(idLength), &burn);
+  if (status == gcl::Status::kUnknownId) return val::null();
+  if (status != gcl::Status::kOk) return failure(status);
+  return encodeBurnDown(burn);
+}
+
+WasmLedger::val WasmLedger::nextBelow(double threshold, double from) const {
+  std::optional<int64_t> time;
+  const gcl::Status status = ledger_.nextBelow(toInt64(threshold), toInt64(from), &time);
+  if (status != gcl::Status::kOk) return failure(status);
+  return time ? val(static_cast<double>(*time)) : val::null();
+}
+
+WasmLedger::val WasmLedger::voidGrant(int idLength) {
+  if (!heap_.allows(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+  gcl::GrantChange change;
+  const gcl::Status status = ledger_.voidGrant(id(idLength), &change);
+  account();
+  if (status != gcl::Status::kOk) return failure(status);
+  return encodeGrantChange(change);
+}
+
+WasmLedger::val WasmLedger::setGrantEnd(int idLength, double endTime) {
+  if (!heap_.allows(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+  gcl::GrantChange change;
+  const gcl::Status status = ledger_.setGrantEnd(id(idLength), toInt64(endTime), &change);
+  account();
+  if (status != gcl::Status::kOk) return failure(status);
+  return encodeGrantChange(change);
+}
+
+int WasmLedger::submit(int idLength, double amount, double timestamp) {
+  if (!heap_.allows(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
+  gcl::SubmitOutcome outcome = gcl::SubmitOutcome::kQueued;
+  const gcl::Status status = ledger_.submit(id(idLength), toInt64(amount), toInt64(timestamp), &outcome);
+  account();
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return outcome == gcl::SubmitOutcome::kAccepted ? 1 : 0;
+}
+
+WasmLedger::val WasmLedger::pending() const {
+  std::vector<gcl::PendingConsumption> queued;
+  ledger_.pending(&queued);
+  return encodeConsumptions(queued);
+}
+
+int WasmLedger::cancelPending(int idLength) {
+  bool cancelled = false;
+  const gcl::Status status = ledger_.cancelPending(id(idLength), &cancelled);
+  account();
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return cancelled ? 1 : 0;
+}
+
+WasmLedger::val WasmLedger::takeAcceptedPending() {
+  std::vector<gcl::PendingConsumption> accepted;
+  ledger_.takeAcceptedPending(&accepted);
+  if (accepted.empty()) return val::null();
+  return encodeAcceptedPending(accepted, ledger_);
+}
+
+void WasmLedger::account() {
+  heap_.update(ledger_.memoryBytes() + idBuffer_.capacity() + sizeof(*this));
+}
+
+std::string_view WasmLedger::id(int length) const {
+  const size_t size = length < 0 ? 0 : std::min(static_cast<size_t>(length), idBuffer_.size());
+  return std::string_view(idBuffer_.data(), size);
+}
+
+}  // namespace gcl_wasm

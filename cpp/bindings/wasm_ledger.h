@@ -1,0 +1,87 @@
+// The raw ledger class JS sees as _Ledger (bound in wasm_bindings.cpp). Each method
+// checks the heap budget, calls gcl::Ledger and encodes the result (result_encoding.h).
+// lib/ledger.js validates every argument first and turns status codes into JS errors:
+// nothing here throws, so no C++ exception or abort ever crosses into JS.
+#ifndef GPU_CREDIT_LEDGER_WASM_LEDGER_H_
+#define GPU_CREDIT_LEDGER_WASM_LEDGER_H_
+
+#include <emscripten/val.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpu_credit_ledger/ledger.h"
+#include "heap_budget.h"
+
+namespace gcl_wasm {
+
+// Ids travel through a per-ledger buffer in WASM memory that the wrapper writes UTF-8
+// into directly: an embind std::string argument costs a malloc, a copy and a free per call,
+// which was most of the time of a consume. Every idLength below is the length of the id
+// the wrapper just wrote there.
+class WasmLedger {
+ public:
+  using val = emscripten::val;
+
+  WasmLedger();
+  WasmLedger(const WasmLedger&) = delete;
+  WasmLedger& operator=(const WasmLedger&) = delete;
+
+  // Address of the id buffer (kMaxIdBytes long); the wrapper keeps it for the ledger's life.
+  double idBuffer();
+
+  // Status code (0 = ok).
+  int addGrant(int idLength, double amount, double startTime, double endTime);
+  // 1 accepted, 0 rejected, or minus a status code.
+  int consume(int idLength, double amount, double timestamp);
+  // The balance, or minus a status code.
+  double getBalance(double timestamp) const;
+  // Allocations, or null for an unknown id.
+  val allocations(int idLength) const;
+  // Fills the curve buffer; returns the point count or minus a status code. The wrapper
+  // copies the points out through curveView().
+  int balanceCurve(double from, double to);
+  val curveView() const;
+
+  double grantCount() const;
+  double consumptionCount() const;
+  val grants() const;
+  val consumptions() const;
+
+  // The amount, or minus a status code. The first query after a change builds the
+  // headroom index (kept, so it is accounted).
+  double headroom(double timestamp);
+  val tryConsume(int idLength, double amount, double timestamp, bool dryRun);
+  val grantsAt(double timestamp) const;
+  // null for an unknown grant.
+  val burnDown(int idLength) const;
+  // The time, null when the balance never drops below the threshold, or minus a status.
+  val nextBelow(double threshold, double from) const;
+  val voidGrant(int idLength);
+  val setGrantEnd(int idLength, double endTime);
+
+  // 1 accepted, 0 queued, or minus a status code.
+  int submit(int idLength, double amount, double timestamp);
+  val pending() const;
+  // 1 cancelled, 0 not queued, or minus a status code.
+  int cancelPending(int idLength);
+  // null when no queued consumption was accepted since the last call, else the list.
+  val takeAcceptedPending();
+
+ private:
+  // Records the ledger's size in the heap budget after a call that may have changed it.
+  void account();
+  std::string_view id(int length) const;
+
+  gcl::Ledger ledger_;
+  std::string idBuffer_;
+  HeapShare heap_;
+  mutable std::vector<gcl::Allocation> allocations_;
+  std::vector<gcl::BalancePoint> points_;
+  std::vector<double> curve_;
+};
+
+}  // namespace gcl_wasm
+
+#endif  // GPU_CREDIT_LEDGER_WASM_LEDGER_H_

@@ -1,0 +1,19 @@
+// The core's rules as the WebAssembly module states them (cpp/bindings/core_table.cpp):
+// every status code, reject reason and limit the package uses comes from here, so each
+// is written once, in C++ (cpp/include/gpu_credit_ledger/ledger.h).
+
+/**
+ * Reads the table once per module: `{ Status, REJECT_REASONS, MAX_ID_BYTES, MAX_EVENTS,
+ * MAX_SAFE }`, where `Status` maps names ('OK', 'DUPLICATE_ID', ...) to codes and
+ * `REJECT_REASONS[code]` is a reason's name (null for an accepted consumption).
+ */
+export function readCoreTable(module) {
+  const table = module._coreTable();
+  return Object.freeze({
+    Status: Object.freeze({ ...table.status }),
+    REJECT_REASONS: Object.freeze([...table.rejectReasons]),
+    MAX_ID_BYTES: table.maxIdBytes,
+    MAX_EVENTS: table.maxEvents,
+    MAX_SAFE: table.maxSafeInteger,
+  });
+}

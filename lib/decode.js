@@ -1,0 +1,78 @@
+// Readers of the flat arrays the bindings return: one reader per result shape, each the
+// mirror of one encoder in cpp/bindings/result_encoding.h (same name with "encode").
+
+/** `count` allocations from [grantId, amount, ...], starting at `start`. */
+export function readAllocations(flat, start = 0, count = (flat.length - start) / 2) {
+  const allocations = new Array(count);
+  for (let i = 0; i < count; i++) allocations[i] = { grantId: flat[start + 2 * i], amount: flat[start + 2 * i + 1] };
+  return allocations;
+}
+
+/** tryConsume's result; `reasons[code]` names a reject reason. */
+export function readConsumeResult(flat, reasons) {
+  return {
+    accepted: flat[0] === 1,
+    allocations: readAllocations(flat, 3),
+    reason: reasons[flat[1]],
+    blockingEventId: flat[2],
+  };
+}
+
+/** grantsAt's grants with what remains of each. */
+export function readGrantStates(flat) {
+  const out = [];
+  for (let i = 0; i < flat.length; i += 5) {
+    out.push({ grantId: flat[i], amount: flat[i + 1], startTime: flat[i + 2], endTime: flat[i + 3], remaining: flat[i + 4] });
+  }
+  return out;
+}
+
+/** One grant's burn-down (its id is the caller's). */
+export function readBurnDown(flat, grantId) {
+  const [amount, startTime, endTime, drawCount] = flat;
+  const draws = new Array(drawCount);
+  let i = 4;
+  for (let k = 0; k < drawCount; k++, i += 3) draws[k] = { timestamp: flat[i], eventId: flat[i + 1], amount: flat[i + 2] };
+  const remaining = [];
+  for (; i < flat.length; i += 2) remaining.push([flat[i], flat[i + 1]]);
+  return { grantId, amount, startTime, endTime, draws, remaining };
+}
+
+/** voidGrant's / setGrantEnd's outcome. */
+export function readGrantChange(flat) {
+  return { applied: flat[0] === 1, blockingEventId: flat[1] };
+}
+
+/** Grants as added. */
+export function readGrants(flat) {
+  const out = [];
+  for (let i = 0; i < flat.length; i += 4) {
+    out.push({ grantId: flat[i], amount: flat[i + 1], startTime: flat[i + 2], endTime: flat[i + 3] });
+  }
+  return out;
+}
+
+/** Consumptions (accepted ones, or queued ones) as submitted. */
+export function readConsumptions(flat) {
+  const out = [];
+  for (let i = 0; i < flat.length; i += 3) out.push({ eventId: flat[i], amount: flat[i + 1], timestamp: flat[i + 2] });
+  return out;
+}
+
+/** The queued consumptions a call let in, each with its allocations. */
+export function readAcceptedPending(flat) {
+  const out = [];
+  for (let i = 0; i < flat.length; ) {
+    const count = flat[i + 3];
+    out.push({ eventId: flat[i], amount: flat[i + 1], timestamp: flat[i + 2], allocations: readAllocations(flat, i + 4, count) });
+    i += 4 + 2 * count;
+  }
+  return out;
+}
+
+/** `count` [time, balance] points from a typed view of [time, balance, ...]. */
+export function readCurve(view, count) {
+  const out = new Array(count);
+  for (let i = 0; i < count; i++) out[i] = [view[2 * i], view[2 * i + 1]];
+  return out;
+}
