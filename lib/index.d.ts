@@ -9,6 +9,14 @@
  * @packageDocumentation
  */
 
+// `Symbol.dispose` for projects whose lib lacks esnext.disposable (e.g. the default
+// ES2022/ES2023 libs): the same declaration as that lib's, so harmless where it exists.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
+
 /** One draw of an accepted consumption: `amount` credits taken from grant `grantId`. */
 export interface Allocation {
   grantId: string;

@@ -4,4 +4,4 @@
  * @packageDocumentation
  */
 export { loadLedger, LedgerError } from './index.js';
-export type { Allocation, BalancePoint, GPULedger, LedgerErrorCode, LedgerSnapshot } from './index.js';
+export type * from './index.js';

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the npm package's module, dist/gpu_credit_ledger_wasm.mjs (wasm inlined).
+# Builds the npm package's modules: dist/gpu_credit_ledger_wasm.mjs (wasm inlined) and the
+# separate-.wasm variant, dist/gpu_credit_ledger.mjs + dist/gpu_credit_ledger.wasm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-tools.sh
-if [ -n "${GCL_SKIP_PREPACK_BUILD:-}" ] && [ -f dist/gpu_credit_ledger_wasm.mjs ]; then
+if [ -n "${GCL_SKIP_PREPACK_BUILD:-}" ] && [ -f dist/gpu_credit_ledger_wasm.mjs ] \
+  && [ -f dist/gpu_credit_ledger.mjs ] && [ -f dist/gpu_credit_ledger.wasm ]; then
   exit 0
 fi
 ensure_tools emscripten native
@@ -13,4 +15,4 @@ exec 9>build/wasm.lock
 flock 9
 emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/wasm -j2
-ls -l dist/gpu_credit_ledger_wasm.mjs
+ls -l dist/gpu_credit_ledger_wasm.mjs dist/gpu_credit_ledger.mjs dist/gpu_credit_ledger.wasm

@@ -1,0 +1,15 @@
+'use strict';
+// The CommonJS entry (the "require" condition of `gpu-credit-ledger` and its `/load`).
+// The package's code is ES modules and its main entry uses top-level await, which
+// require() cannot load on Node 20; so CommonJS gets the asynchronous loader:
+//   const { loadLedger } = require('gpu-credit-ledger');
+//   const { GPULedger, LedgerError } = await loadLedger();
+// It resolves to the very classes the ES module entries export (one module instance).
+let api;
+
+function loadLedger() {
+  api ??= import('./load.js').then((entry) => entry.loadLedger());
+  return api;
+}
+
+module.exports = { loadLedger };

@@ -1,0 +1,17 @@
+/**
+ * The CommonJS entry (`require('gpu-credit-ledger')` and `require('gpu-credit-ledger/load')`).
+ * The package is ES modules whose main entry uses top-level await, which `require()`
+ * cannot load, so CommonJS gets the loader alone:
+ *
+ * ```js
+ * const { loadLedger } = require('gpu-credit-ledger');
+ * const { GPULedger, LedgerError } = await loadLedger();
+ * ```
+ * @packageDocumentation
+ */
+import type { GPULedger, LedgerError } from './index.js';
+
+export type * from './index.js';
+
+/** Instantiates the WebAssembly module once and resolves to the classes. */
+export declare function loadLedger(): Promise<{ GPULedger: typeof GPULedger; LedgerError: typeof LedgerError }>;

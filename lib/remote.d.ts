@@ -1,0 +1,32 @@
+/**
+ * Page side of the ledger message protocol: talks to a worker that called
+ * `exposeLedger` (`gpu-credit-ledger/worker`). Loads no WebAssembly itself.
+ * @packageDocumentation
+ */
+import type { GPULedger, LedgerSnapshot } from './index.js';
+
+/** The same class as `gpu-credit-ledger`'s: rejections of remote calls are instances of it. */
+export { LedgerError } from './index.js';
+
+type Method<T> = T extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : () => Promise<T>;
+
+/**
+ * The worker's ledger: every {@link GPULedger} method (and property, as a method without
+ * arguments) returns a promise of its result; errors arrive as rejections with the same
+ * class (`LedgerError`, `TypeError`, `RangeError`). `onPendingAccepted` cannot cross a
+ * message boundary and is left out. `fromJSON(snapshot)` replaces the worker's ledger.
+ */
+export type RemoteLedger = {
+  [K in keyof GPULedger as K extends string ? (K extends 'onPendingAccepted' ? never : K) : never]: Method<GPULedger[K]>;
+} & {
+  fromJSON(snapshot: LedgerSnapshot | string): Promise<void>;
+};
+
+/** A `Worker` (structurally: no DOM lib needed). */
+export interface LedgerWorker {
+  postMessage(message: unknown): void;
+  addEventListener(type: 'message' | 'error', listener: (event: any) => void): void;
+}
+
+/** Connects to the worker; calls may start at once, before the worker has loaded anything. */
+export declare function connectLedger(worker: LedgerWorker): RemoteLedger;

@@ -1,0 +1,26 @@
+/**
+ * The separate-`.wasm` variant: the same classes as `gpu-credit-ledger`, with the
+ * WebAssembly binary in a file of its own (`dist/gpu_credit_ledger.wasm`), located with
+ * `new URL('…', import.meta.url)` (which Vite, webpack 5 and esbuild follow) and
+ * compiled while it downloads where the browser can.
+ * @packageDocumentation
+ */
+import type { GPULedger, LedgerError } from './index.js';
+
+export { LedgerError } from './index.js';
+export type * from './index.js';
+
+/** Options of the separate-`.wasm` variant's {@link loadLedger}. */
+export interface WasmFileOptions {
+  /**
+   * Where the `.wasm` file is (a `URL` or a URL string, e.g. on a CDN), or its bytes. Default: the file
+   * beside the module, `new URL('../dist/gpu_credit_ledger.wasm', import.meta.url)`.
+   */
+  wasm?: string | { readonly href: string } | ArrayBuffer | ArrayBufferView;
+}
+
+/**
+ * Fetches and instantiates the WebAssembly module once and resolves to the classes. Only
+ * the first call's options count. In Node, the default file is read from disk (Node >= 20.16).
+ */
+export declare function loadLedger(options?: WasmFileOptions): Promise<{ GPULedger: typeof GPULedger; LedgerError: typeof LedgerError }>;

@@ -1,0 +1,74 @@
+// The separate-.wasm variant: the same classes as the main entry, but the WebAssembly
+// binary is a file of its own (dist/gpu_credit_ledger.wasm) instead of base64 inside the
+// JavaScript. Browsers compile it while it downloads (WebAssembly.instantiateStreaming),
+// and bundlers emit it as an asset because of the `new URL('…', import.meta.url)` below.
+import createLedgerModule from '../dist/gpu_credit_ledger.mjs';
+import { makeApi } from './ledger.js';
+
+let api;
+
+/**
+ * Fetches, compiles and instantiates the WebAssembly module (once) and resolves to the
+ * public classes. `options.wasm` overrides where the binary comes from (a URL or its
+ * bytes); only the first call's options count, since the module is loaded once.
+ */
+export function loadLedger(options = {}) {
+  if (options === null || typeof options !== 'object') throw new TypeError('loadLedger: options must be an object');
+  api ??= instantiateModule(options.wasm).catch((error) => {
+    api = undefined; // a failed download may be retried
+    throw error;
+  });
+  return api;
+}
+
+async function instantiateModule(wasm) {
+  let fail;
+  const failed = new Promise((_, reject) => {
+    fail = reject;
+  });
+  const ready = createLedgerModule({
+    // Emscripten's hook: we compile the module ourselves and hand the instance back.
+    // Returning {} tells the glue that instantiation is asynchronous.
+    instantiateWasm(imports, receiveInstance) {
+      instantiate(wasm ?? new URL('../dist/gpu_credit_ledger.wasm', import.meta.url), imports).then(
+        ({ instance, module }) => receiveInstance(instance, module),
+        fail,
+      );
+      return {};
+    },
+  });
+  // The glue's promise never settles when instantiateWasm fails, hence the race.
+  return makeApi(await Promise.race([ready, failed]));
+}
+
+async function instantiate(source, imports) {
+  if (ArrayBuffer.isView(source) || source instanceof ArrayBuffer) {
+    return WebAssembly.instantiate(source, imports);
+  }
+  const url = typeof source === 'string' ? source : source?.href;
+  if (typeof url !== 'string') {
+    throw new TypeError('loadLedger: options.wasm must be a URL, a URL string or the bytes of the .wasm file');
+  }
+  if (url.startsWith('file:')) return WebAssembly.instantiate(await readFileUrl(url), imports);
+  const response = await fetch(url, { credentials: 'same-origin' });
+  if (!response.ok) throw new Error(`gpu-credit-ledger: fetching ${url} failed with HTTP ${response.status}`);
+  // Streaming compilation needs the application/wasm type; a server that sends another
+  // one still works, by compiling the downloaded bytes.
+  const type = response.headers.get('content-type') ?? '';
+  if (typeof WebAssembly.instantiateStreaming === 'function' && type.split(';')[0].trim() === 'application/wasm') {
+    return WebAssembly.instantiateStreaming(response, imports);
+  }
+  return WebAssembly.instantiate(await response.arrayBuffer(), imports);
+}
+
+// Node has no fetch for file: URLs. process.getBuiltinModule (Node >= 20.16) reads the
+// file without an `import 'node:fs'` that browser bundlers would trip over.
+async function readFileUrl(url) {
+  const fs = globalThis.process?.getBuiltinModule?.('node:fs');
+  if (!fs) {
+    throw new Error('gpu-credit-ledger/wasm-file: reading a file: URL needs Node >= 20.16; pass the bytes as loadLedger({ wasm })');
+  }
+  return fs.promises.readFile(new URL(url));
+}
+
+export { LedgerError } from './errors.js';

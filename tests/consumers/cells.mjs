@@ -1,0 +1,71 @@
+// The consumer matrix: one cell per setup a user may already have. Each cell is a fresh
+// project made from fixtures/<name> (plus the listed shared files) with the packed
+// tarball installed; `expect` is what its run must report, and is compared exactly.
+
+// The seed example: grants g1 (100 on [0,10]) and g2 (50 on [5,15]); c1 80 at 6 is
+// accepted, the balance at 6 is 70, c2 60 at 11 is rejected, c3 40 at 11 is accepted.
+export const SEED = { c1: true, balance6: 70, c2: false, c3: true };
+
+export const cells = [
+  {
+    name: 'node-esm',
+    kind: 'node',
+    shared: ['seed.js'],
+    expect: { main: SEED, load: SEED, sameClasses: true },
+  },
+  {
+    name: 'node-esm-wasm-file',
+    kind: 'node',
+    shared: ['seed.js'],
+    expect: { wasmFile: SEED, sameError: true },
+  },
+  {
+    name: 'node-cjs',
+    kind: 'node',
+    shared: [],
+    expect: { main: SEED, load: SEED, wasmFile: SEED, onlyLoader: 'loadLedger', duplicate: 'DUPLICATE_ID' },
+  },
+  ...['ts-nodenext-esm', 'ts-bundler', 'ts-node10', 'ts-esnext-lib'].map((name) => ({
+    name,
+    kind: 'tsc',
+    shared: ['typed.ts'],
+    expect: { main: SEED, load: SEED, wasmFile: SEED, sameClasses: true, duplicate: 'DUPLICATE_ID' },
+  })),
+  {
+    name: 'ts-nodenext-cjs',
+    kind: 'tsc',
+    shared: [],
+    expect: { main: SEED, wasmFile: SEED, duplicate: 'DUPLICATE_ID' },
+  },
+  {
+    name: 'vite-main',
+    kind: 'vite',
+    shared: ['seed.js'],
+    expect: { main: SEED },
+  },
+  {
+    name: 'vite-load-es2020',
+    kind: 'vite',
+    shared: ['seed.js'],
+    expect: { load: SEED },
+  },
+  {
+    name: 'vite-wasm-file',
+    kind: 'vite',
+    shared: ['seed.js'],
+    separateWasm: true,
+    expect: { wasmFile: SEED },
+  },
+  {
+    name: 'vite-worker',
+    kind: 'vite',
+    shared: ['seed.js'],
+    expect: { remote: SEED, duplicate: 'DUPLICATE_ID', raw: SEED, rawEcho: 'first' },
+  },
+  {
+    name: 'esbuild-iife-es2020',
+    kind: 'esbuild',
+    shared: ['seed.js'],
+    expect: { load: SEED },
+  },
+];
