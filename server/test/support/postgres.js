@@ -78,3 +78,33 @@ export async function startPostgres({ fsync = false, maxConnections = 200 } = {}
     throw err;
   }
 }
+
+/**
+ * Every customer's log entries straight from the database (archive, then log, in seq
+ * order), as Map customer → [{ seq, kind, id, amount, t1, t2 }]: the test's own view of
+ * what the instances committed, checked for gaps and duplicates.
+ */
+export async function readPgLogs(url) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT customer_id, seq::float8 AS seq, kind, id, amount::float8 AS amount, t1::float8 AS t1, t2::float8 AS t2 FROM archive
+       UNION ALL
+       SELECT customer_id, seq::float8, kind, id, amount::float8, t1::float8, t2::float8 FROM log
+       ORDER BY customer_id, seq`,
+    );
+    const logs = new Map();
+    for (const { customer_id: customer, ...row } of rows) {
+      if (!logs.has(customer)) logs.set(customer, []);
+      const list = logs.get(customer);
+      const expected = list.length === 0 ? 1 : list[list.length - 1].seq + 1;
+      if (row.seq !== expected) throw new Error(`log of ${customer}: seq ${row.seq} where ${expected} was due (a gap or a duplicate)`);
+      list.push(row);
+    }
+    return logs;
+  } finally {
+    await client.end();
+  }
+}
