@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { ADMIN, client, random, startProcess, tempDir } from './helpers.js';
 import { Mirror, servedView, shape } from './mirror.js';
+import { storeUnderTest } from './support/postgres.js';
 
 const CUSTOMERS = ['acme', 'b.co:eu-1', 'C_3'];
 const TIMES = [0, 1, 5, 10, 17, 25, 40, 60, 90];
@@ -16,7 +17,8 @@ const mirror = new Mirror();
 
 before(async () => {
   const dir = tempDir();
-  server = await startProcess({ dbPath: join(dir, 'ledger.db'), dir });
+  // LEDGER_TEST_STORE=postgres (postgres-contract.test.js): the same contract on PostgreSQL.
+  server = await startProcess({ dbPath: await storeUnderTest(join(dir, 'ledger.db')), dir });
   c = client(server.url, ADMIN);
 });
 

@@ -108,3 +108,13 @@ export async function readPgLogs(url) {
     await client.end();
   }
 }
+
+/**
+ * The LEDGER_STORE a parameterised test runs on: `sqlitePath`, or, when the environment
+ * says LEDGER_TEST_STORE=postgres, the URL of a fresh PostgreSQL (stopped on exit).
+ */
+export async function storeUnderTest(sqlitePath) {
+  if (process.env.LEDGER_TEST_STORE !== 'postgres') return sqlitePath;
+  const server = await startPostgres();
+  return server.url;
+}
