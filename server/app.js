@@ -46,7 +46,7 @@ export async function buildApp({ store, keys, limits = {}, logger = false, reque
   await app.register(underPressure, {
     maxEventLoopDelay: limits.maxEventLoopDelay ?? 1000,
     maxEventLoopUtilization: limits.maxEventLoopUtilization ?? 0,
-    sampleInterval: limits.pressureSampleInterval ?? 100,
+    sampleInterval: limits.pressureSampleInterval ?? 500,
   });
   await app.register(auth, { keys });
   await app.register(rateLimit, { max: limits.rateLimitMax ?? 0, timeWindow: limits.rateLimitWindowMs ?? 1000 });

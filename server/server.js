@@ -43,7 +43,7 @@ const limits = {
   rateLimitWindowMs: integer('LEDGER_RATE_WINDOW_MS', 1000),
   maxEventLoopDelay: integer('LEDGER_MAX_EVENT_LOOP_DELAY_MS', 1000),
   maxEventLoopUtilization: number('LEDGER_MAX_EVENT_LOOP_UTILIZATION', 0),
-  pressureSampleInterval: integer('LEDGER_PRESSURE_SAMPLE_MS', 100),
+  pressureSampleInterval: integer('LEDGER_PRESSURE_SAMPLE_MS', 500),
 };
 // Kept for the cleanup job: how long after expiry a grant's history stays in the log.
 const grace = integer('LEDGER_GRACE', 0);

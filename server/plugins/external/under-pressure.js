@@ -1,10 +1,13 @@
 // Load shedding (@fastify/under-pressure): while the event loop lags more than
 // maxEventLoopDelay ms (or uses more than maxEventLoopUtilization), requests get 503
 // UNAVAILABLE with Retry-After instead of queueing behind the backlog. 0 turns a limit off.
+// The sampler reads the loop's delay histogram every sampleInterval ms and treats an
+// interval without a single sample as an infinite delay, so the interval must be well
+// above the 10 ms sampling resolution and above the longest normal task (a big batch).
 import fp from 'fastify-plugin';
 import underPressure from '@fastify/under-pressure';
 
-async function shedding(fastify, { maxEventLoopDelay = 1000, maxEventLoopUtilization = 0, sampleInterval = 100, retryAfter = 1 }) {
+async function shedding(fastify, { maxEventLoopDelay = 1000, maxEventLoopUtilization = 0, sampleInterval = 500, retryAfter = 1 }) {
   if (!maxEventLoopDelay && !maxEventLoopUtilization) return;
   await fastify.register(underPressure, {
     maxEventLoopDelay,
