@@ -1,0 +1,83 @@
+// The group commit itself, without HTTP: writes of one event-loop turn over several
+// customers go to the store in ONE commit and are answered only after it; a failed
+// commit rejects all of them, and the customers are rebuilt from what was committed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { LedgerService } from '../ledger/service.js';
+import * as ops from '../ledger/operations.js';
+
+/** An in-memory store: the log as arrays, commits recorded, failures on demand. */
+class MemoryStore {
+  logs = new Map();
+  commits = [];
+  failNext = false;
+  async load(customer) {
+    const entries = this.logs.get(customer) ?? [];
+    return { snapshot: null, entries, lastSeq: entries.length };
+  }
+  async readAfter(customer, seq) {
+    return (this.logs.get(customer) ?? []).slice(seq);
+  }
+  async commit(groups) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    this.commits.push(groups.map((g) => [g.customer, g.entries.length]));
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error('injected');
+    }
+    for (const { customer, baseSeq, entries } of groups) {
+      const log = this.logs.get(customer) ?? [];
+      assert.equal(log.length, baseSeq, 'each group is computed on the committed seq');
+      for (const entry of entries) log.push([log.length + 1, ...entry]);
+      this.logs.set(customer, log);
+    }
+  }
+  async findConsumption() {
+    return null;
+  }
+  async close() {}
+}
+
+const balance = ops.read((ledger, at) => ledger.getBalance(at));
+const grant = (grantId, amount) => ({ grantId, amount, startTime: 0, endTime: 10 });
+
+test('one turn of writes over three customers is one commit, answered after it', async () => {
+  const store = new MemoryStore();
+  const service = new LedgerService({ store });
+  const order = [];
+  const answers = ['a', 'b', 'c'].map((customer, i) =>
+    service.run(customer, ops.addGrant, grant('g', 10 + i)).then((r) => {
+      order.push(store.commits.length);
+      return r;
+    }),
+  );
+  const read = service.run('a', balance, 5).then((r) => (order.push(store.commits.length), r));
+  const results = await Promise.all(answers);
+  assert.deepEqual(results.map((r) => r.status), [201, 201, 201]);
+  assert.deepEqual(store.commits, [[['a', 1], ['b', 1], ['c', 1]]], 'one commit with three groups');
+  assert.deepEqual(order.slice(0, 3), [1, 1, 1], 'answered after the commit');
+  assert.equal((await read).body, 10, 'the read behind the write sees it, after the commit');
+  await service.close();
+});
+
+test('a failed commit rejects the whole batch; later requests see only what was committed', async () => {
+  const store = new MemoryStore();
+  const service = new LedgerService({ store });
+  await service.run('a', ops.addGrant, grant('g0', 5));
+  store.failNext = true;
+  const batch = await Promise.allSettled([
+    service.run('a', ops.addGrant, grant('g1', 100)),
+    service.run('b', ops.addGrant, grant('g1', 100)),
+    service.run('a', ops.consume, { eventId: 'c', amount: 50, timestamp: 1 }),
+    service.run('a', balance, 1),
+  ]);
+  for (const outcome of batch) {
+    assert.equal(outcome.status, 'rejected');
+    assert.equal(outcome.reason.statusCode, 503);
+  }
+  assert.equal((await service.run('a', balance, 1)).body, 5);
+  assert.equal((await service.run('b', balance, 1)).body, 0);
+  const retry = await service.run('a', ops.consume, { eventId: 'c', amount: 50, timestamp: 1 });
+  assert.equal(retry.body.accepted, false, 'the grant of the failed batch is not there');
+  await service.close();
+});
