@@ -80,10 +80,20 @@ export class CustomerLedger {
         ledger.cancelPending(id);
         this.queued.delete(id);
         break;
+      case 'compact':
+        this.compactTo(t1);
+        break;
       default:
         throw new LogDivergedError(this.customer, seq, `unknown entry kind ${JSON.stringify(kind)}`);
     }
     this.seq = seq;
+  }
+
+  /** compact(horizon) (the cleanup job, or its log entry): what it dropped, as counts. */
+  compactTo(horizon) {
+    const r = this.ledger.compact(horizon);
+    for (const p of r.droppedPending) this.queued.delete(p.eventId);
+    return { droppedGrants: r.droppedGrants, droppedConsumptions: r.droppedConsumptions, droppedPending: r.droppedPending.length };
   }
 
   /** The queued consumptions let in since the last call, and forgets them. */

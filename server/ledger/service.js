@@ -75,6 +75,13 @@ export class LedgerService {
     return this.#shared;
   }
 
+  /** The customers whose ledgers this instance holds now (the cleanup job's work list). */
+  cachedCustomers() {
+    const out = [];
+    for (const slot of this.#slots.values()) if (slot.state !== null) out.push(slot.customer);
+    return out;
+  }
+
   get cachedCount() {
     let n = 0;
     for (const slot of this.#slots.values()) if (slot.state !== null) n++;

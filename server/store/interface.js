@@ -16,6 +16,7 @@
  * | `void`    | grantId  | amount | startTime | endTime | `voidGrant(id)` (applied)         |
  * | `end`     | grantId  | null   | null      | endTime | `setGrantEnd(id, t2)` (applied)   |
  * | `cancel`  | eventId  | null   | null      | null    | `cancelPending(id)`               |
+ * | `compact` | ''       | null   | horizon   | null    | `compact(t1)` (the cleanup job)   |
  *
  * A `void` entry carries the grant's parameters when it was voided, so that a retry of
  * the add is recognised after the grant is gone. Replaying a customer's entries in seq
@@ -61,6 +62,14 @@
  *   findConsumption(customer, eventId): Promise<{ amount: number, timestamp: number }|null>
  *                                     the parameters of the latest `consume` or `submit` entry with this id
  *                                     (GET .../consumptions/{eventId}; the ledger knows only its allocations)
+ *   findEntry(customer, kind, id): Promise<{ amount, t1, t2 }|null>
+ *                                     the `grant` / `consume` / `submit` entry with this id, in the log or the
+ *                                     archive (a retry of an event the compacted ledger no longer holds)
+ *   compact(customer, baseSeq, entries, horizon, document): Promise<number>
+ *                                     the cleanup job's write, one transaction: append `entries` (the `compact`
+ *                                     entry) at baseSeq+1… (StoreConflictError if the head moved), store
+ *                                     `document` as the snapshot at the new last seq, move every log row up to
+ *                                     it to the archive; resolves to that seq
  *   close(): Promise<void>
  */
 
@@ -74,4 +83,4 @@ export class StoreConflictError extends Error {
 }
 
 /** Every entry kind, in one place (store schemas and replay use these names). */
-export const KINDS = Object.freeze(['grant', 'consume', 'submit', 'void', 'end', 'cancel']);
+export const KINDS = Object.freeze(['grant', 'consume', 'submit', 'void', 'end', 'cancel', 'compact']);

@@ -82,6 +82,14 @@ export class SqliteStore {
       consumed: db.prepare(
         `SELECT amount, t1 AS timestamp FROM log WHERE customer = ? AND id = ? AND kind = 'consume'`,
       ),
+      // Retries of events a compacted ledger no longer holds (the cleanup job archived them).
+      findEntry: db.prepare(
+        `SELECT amount, t1, t2 FROM log WHERE customer = ? AND kind = ? AND id = ?
+         UNION ALL SELECT amount, t1, t2 FROM archive WHERE customer = ? AND kind = ? AND id = ? LIMIT 1`,
+      ),
+      saveSnapshot: db.prepare('INSERT INTO snapshots (customer, seq, horizon, document) VALUES (?, ?, ?, ?)'),
+      archive: db.prepare('INSERT INTO archive SELECT customer, seq, kind, id, amount, t1, t2 FROM log WHERE customer = ? AND seq <= ?'),
+      unlog: db.prepare('DELETE FROM log WHERE customer = ? AND seq <= ?'),
       submitted: db.prepare(
         `SELECT amount, t1 AS timestamp FROM log WHERE customer = ? AND id = ? AND kind = 'submit' ORDER BY seq DESC LIMIT 1`,
       ),
@@ -101,6 +109,23 @@ export class SqliteStore {
       }
       if (conflicts.length > 0) throw new StoreConflictError(conflicts);
     });
+  }
+
+  /** See interface.js: the cleanup job's append + snapshot + archive, in one transaction. */
+  async compact(customer, baseSeq, entries, horizon, document) {
+    const seq = baseSeq + entries.length;
+    const text = JSON.stringify(document);
+    this.#db.transaction(() => {
+      this.#sql.commit.default([{ customer, baseSeq, entries }]); // nested: a savepoint
+      this.#sql.saveSnapshot.run(customer, seq, horizon, text);
+      this.#sql.archive.run(customer, seq);
+      this.#sql.unlog.run(customer, seq);
+    }).immediate();
+    return seq;
+  }
+
+  async findEntry(customer, kind, id) {
+    return this.#sql.findEntry.get(customer, kind, id, customer, kind, id) ?? null;
   }
 
   #createHead(customer, last) {

@@ -1,10 +1,24 @@
 // Shared by the customer routes: run an operation in the customer's turn and answer with
 // its status and body; convert a query-string time.
 import { ServiceError } from '../../../errors.js';
+import * as ops from '../../../ledger/operations.js';
+import { archivedAnswer } from '../../../cleanup/archived-retries.js';
 
 export async function answer(fastify, request, reply, op, input) {
   const consistency = request.method === 'GET' ? readConsistency(request) : 'strong';
-  const { status, body, view } = await fastify.ledgers.run(request.params.customerId, op, input, consistency);
+  let out;
+  try {
+    out = await fastify.ledgers.run(request.params.customerId, op, input, consistency);
+  } catch (error) {
+    // Refused before the horizon: a retry of an event the store still holds gets its answer.
+    const kind = op === ops.addGrant ? 'grant' : op === ops.consume ? 'consumption' : null;
+    const archived = error?.code === 'BEFORE_HORIZON' && kind !== null ? await archivedAnswer(fastify.store, request.params.customerId, kind, input) : null;
+    if (archived === null) throw error;
+    out = archived;
+  }
+  if (op === ops.applyEvents) await answerArchivedEvents(fastify.store, request.params.customerId, input.events, out.body.results);
+  const { status, body, view } = out;
+  if (status >= 400) throw new ServiceError(status, body.error.code, body.error.message);
   if (view !== undefined) {
     // What the answer reflects: the last log seq applied, and how long ago the cached
     // ledger was last known current (0 for a store no other instance writes to).
@@ -13,6 +27,14 @@ export async function answer(fastify, request, reply, op, input) {
   }
   reply.code(status);
   return body;
+}
+
+async function answerArchivedEvents(store, customer, events, results) {
+  for (let i = 0; i < results.length; i++) {
+    if (results[i].error?.code !== 'BEFORE_HORIZON') continue;
+    const archived = await archivedAnswer(store, customer, events[i].type, events[i]);
+    if (archived !== null) results[i] = { status: archived.status, ...archived.body };
+  }
 }
 
 function readConsistency(request) {
