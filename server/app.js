@@ -9,6 +9,7 @@ import underPressure from './plugins/external/under-pressure.js';
 import errors from './plugins/app/errors.js';
 import auth from './plugins/app/auth.js';
 import ledgers from './plugins/app/ledgers.js';
+import cleanup from './cleanup/plugin.js';
 import health from './routes/health.js';
 import customers from './routes/v1/customers/index.js';
 
@@ -21,8 +22,9 @@ export const BODY_LIMIT = 1024 * 1024;
  *   maxEventLoopUtilization, pressureSampleInterval } (see the README's Service section).
  * options.logger: Fastify's logger option (pino); default off.
  * options.requestLog: log every request (default off: the error handler logs failures).
+ * options.cleanup: { grace, intervalMs } runs the cleanup job (cleanup/job.js); default off.
  */
-export async function buildApp({ store, keys, limits = {}, logger = false, requestLog = false }) {
+export async function buildApp({ store, keys, limits = {}, logger = false, requestLog = false, cleanup: cleanupOptions = {} }) {
   const app = Fastify({
     logger: logger && { ...(logger === true ? {} : logger), redact: ['req.headers.authorization'] },
     logController: new LogController({ disableRequestLogging: !requestLog }),
@@ -51,6 +53,7 @@ export async function buildApp({ store, keys, limits = {}, logger = false, reque
   await app.register(auth, { keys });
   await app.register(rateLimit, { max: limits.rateLimitMax ?? 0, timeWindow: limits.rateLimitWindowMs ?? 1000 });
   await app.register(ledgers, { store, budgetBytes: limits.cacheBytes ?? 512 * 1024 * 1024 });
+  await app.register(cleanup, cleanupOptions);
   await app.register(health);
   await app.register(customers);
   return app;

@@ -45,8 +45,10 @@ const limits = {
   maxEventLoopUtilization: number('LEDGER_MAX_EVENT_LOOP_UTILIZATION', 0),
   pressureSampleInterval: integer('LEDGER_PRESSURE_SAMPLE_MS', 500),
 };
-// Kept for the cleanup job: how long after expiry a grant's history stays in the log.
-const grace = integer('LEDGER_GRACE', 0);
+// The cleanup job runs when LEDGER_GRACE is set: history older than the customer's latest
+// consumption time minus LEDGER_GRACE (ledger time units) becomes final (README, "Cleanup").
+const grace = env.LEDGER_GRACE === undefined || env.LEDGER_GRACE === '' ? null : integer('LEDGER_GRACE', 0);
+const cleanupIntervalMs = integer('LEDGER_CLEANUP_INTERVAL_MS', 60_000);
 
 const store = storeFromSetting(env.LEDGER_STORE || './ledger.db');
 await store.open();
@@ -56,6 +58,7 @@ const app = await buildApp({
   limits,
   logger: { level: env.LOG_LEVEL || 'info' },
   requestLog: env.LEDGER_REQUEST_LOG === '1',
+  cleanup: { grace, intervalMs: cleanupIntervalMs },
 });
 
 let stopping = false;
