@@ -2,7 +2,7 @@
 // [t, t + 1), so a grant valid on [startTime, endTime] spans startTime..endTime + 1,
 // exactly where the step curve (step-after from balanceCurve breakpoints) counts it.
 import * as Plot from '@observablehq/plot';
-import { clipTo, underCanvas } from './layers.js';
+import { clipTo, layered } from './layers.js';
 
 export const COLORS = {
   drawn: '#4338ca',
@@ -88,8 +88,7 @@ function grantRows(session, domain, pxPerUnit) {
       drawn,
       row: packed ? `lane ${lanes[i]}` : `grant ${g.grantId}`,
       drawnEnd: g.startTime + (g.endTime + 1 - g.startTime) * (drawn / g.amount),
-      label: `${formatNumber(drawn)} of ${formatNumber(g.amount)} drawn`,
-      title: `${g.grantId}\n${formatNumber(g.amount)} credits, valid t = ${formatNumber(g.startTime)}…${formatNumber(g.endTime)}\ndrawn ${formatNumber(drawn)}, left ${formatNumber(g.amount - drawn)}\nclick for its burn-down`,
+      label: packed ? '' : `${formatNumber(drawn)} of ${formatNumber(g.amount)} drawn`,
     };
     // Packed lanes are too thin for text: the tip names the grant.
     row.place = packed ? null : labelPlace(row, domain, pxPerUnit, row.label.length * CHAR_PX + 10);
@@ -98,6 +97,10 @@ function grantRows(session, domain, pxPerUnit) {
   const rowNames = packed ? [...new Set(lanes)].sort((a, b) => a - b).map((l) => `lane ${l}`) : rows.map((r) => r.row);
   return { rows, rowNames, packed };
 }
+
+/** A grant bar's hover text, made when the pointer is on it. */
+const grantTitle = (g) =>
+  `${g.grantId}\n${formatNumber(g.amount)} credits, valid t = ${formatNumber(g.startTime)}…${formatNumber(g.endTime)}\ndrawn ${formatNumber(g.drawn)}, left ${formatNumber(g.amount - g.drawn)}\nclick for its burn-down`;
 
 function xAxis(domain, width, options) {
   const tickFormat = tickFormatFor(domain[1]);
@@ -154,52 +157,58 @@ function grantsChart(session, domain, width, pxPerUnit, { marks, selected }) {
       : [];
   const { left, right } = chartMargin(width);
   const height = 52 + rowHeight * Math.max(rowNames.length, 2);
-  const svg = Plot.plot({
-    ...frame(width),
-    height,
-    marginTop: 48,
-    marginBottom: 4,
-    x: xAxis(domain, width, { axis: 'top' }),
-    y: {
-      type: 'band',
-      domain: rowNames,
-      label: null,
-      padding: packed ? 0.2 : 0.22,
-      tickSize: 0,
-      tickFormat: (row) => (packed ? '' : ellipsize(row.slice('grant '.length), width < 520 ? 8 : 11)),
-    },
-    marks: [
-      ...svgBars,
-      labels('left-part', { dx: 5, textAnchor: 'start' }),
-      labels('drawn-part', { dx: 5, textAnchor: 'start', fill: 'white' }),
-      labels('beside', { dx: 5, textAnchor: 'start' }),
-      labels('before', { dx: -5, textAnchor: 'end' }),
-      rows.length === 0
-        ? Plot.text([session.grants.size ? 'No grant in this time range' : 'No grants yet: add one, or load a scenario'], {
-            frameAnchor: 'middle',
-            fill: 'var(--muted)',
-            fontSize: 13,
-          })
-        : null,
-    ],
-  });
-  const x = svg.scale('x');
-  const y = svg.scale('y');
-  const band = y.bandwidth;
+  const emptyText = rows.length === 0 ? (session.grants.size ? 'No grant in this time range' : 'No grants yet: add one, or load a scenario') : null;
+  const makeSvg = () =>
+    Plot.plot({
+      ...frame(width),
+      height,
+      marginTop: 48,
+      marginBottom: 4,
+      x: xAxis(domain, width, { axis: 'top' }),
+      y: {
+        type: 'band',
+        domain: rowNames,
+        label: null,
+        padding: packed ? 0.2 : 0.22,
+        tickSize: 0,
+        tickFormat: (row) => (packed ? '' : ellipsize(row.slice('grant '.length), width < 520 ? 8 : 11)),
+      },
+      marks: [
+        ...svgBars,
+        labels('left-part', { dx: 5, textAnchor: 'start' }),
+        labels('drawn-part', { dx: 5, textAnchor: 'start', fill: 'white' }),
+        labels('beside', { dx: 5, textAnchor: 'start' }),
+        labels('before', { dx: -5, textAnchor: 'end' }),
+        emptyText === null ? null : Plot.text([emptyText], { frameAnchor: 'middle', fill: 'var(--muted)', fontSize: 13 }),
+      ],
+    });
+  // Everything the SVG shows: with SVG marks, the marks too (never reused then).
+  const key =
+    marks === 'svg'
+      ? null
+      : JSON.stringify([width, domain, rowNames, emptyText, rows.filter((r) => r.place).map((r) => [r.row, r.place, r.label])]);
   const [minX, maxX] = [left, width - right];
-  const box = (r) => ({ x1: clamp(x.apply(r.startTime), minX, maxX), x2: clamp(x.apply(r.endTime + 1), minX, maxX), y: y.apply(r.row) });
   let shownSelected = selected;
 
-  const paint = (ctx) => {
+  const paint = (ctx, svg) => {
     if (marks === 'svg') return;
+    const x = svg.scale('x');
+    const y = svg.scale('y');
+    const band = y.bandwidth;
+    const box = (r) => ({ x1: clamp(x.apply(r.startTime), minX, maxX), x2: clamp(x.apply(r.endTime + 1), minX, maxX), y: y.apply(r.row) });
+    // One colour at a time: fewer canvas state changes.
+    ctx.fillStyle = COLORS.remaining;
     for (const r of rows) {
+      if (r.drawn === r.amount) continue;
       const b = box(r);
-      ctx.fillStyle = r.drawn === r.amount ? COLORS.drawn : COLORS.remaining;
       ctx.fillRect(b.x1, b.y, b.x2 - b.x1, band);
-      if (r.drawn > 0 && r.drawn < r.amount) {
-        ctx.fillStyle = COLORS.drawn;
-        ctx.fillRect(b.x1, b.y, clamp(x.apply(r.drawnEnd), minX, maxX) - b.x1, band);
-      }
+    }
+    ctx.fillStyle = COLORS.drawn;
+    for (const r of rows) {
+      if (r.drawn === 0) continue;
+      const b = box(r);
+      const x2 = r.drawn === r.amount ? b.x2 : clamp(x.apply(r.drawnEnd), minX, maxX);
+      ctx.fillRect(b.x1, b.y, x2 - b.x1, band);
     }
     const chosen = rows.find((r) => r.grantId === shownSelected);
     if (chosen) {
@@ -209,14 +218,17 @@ function grantsChart(session, domain, width, pxPerUnit, { marks, selected }) {
       ctx.strokeRect(b.x1, b.y, b.x2 - b.x1, band);
     }
   };
-  const node = underCanvas(svg, paint);
+  const node = layered('grants', key, makeSvg, paint);
+  const { svg } = node;
+  const x = svg.scale('x');
+  const y = svg.scale('y');
 
   const byRow = new Map(rowNames.map((name) => [name, []]));
   for (const r of rows) byRow.get(r.row).push(r);
   /** The grant whose bar is at (px, py), in px from the chart's top left. */
   const grantAt = (px, py) => {
     if (px < minX || px > maxX) return null;
-    const name = rowNames.find((n) => py >= y.apply(n) && py < y.apply(n) + band);
+    const name = rowNames.find((n) => py >= y.apply(n) && py < y.apply(n) + y.bandwidth);
     const t = x.invert(px);
     return byRow.get(name)?.find((r) => r.startTime <= t && t < r.endTime + 1) ?? null;
   };
@@ -225,8 +237,13 @@ function grantsChart(session, domain, width, pxPerUnit, { marks, selected }) {
     if (marks !== 'svg') node.repaint();
     for (const rect of svg.querySelectorAll('rect[data-grant-id]')) rect.classList.toggle('is-selected', rect.dataset.grantId === grantId);
   };
-  select(selected);
-  Object.assign(node, { grantAt: (px, py) => grantAt(px, py)?.grantId ?? null, describe: (px, py) => grantAt(px, py)?.title ?? null, select });
+  // The canvas was painted with the selection; SVG bars get it as a class.
+  if (marks === 'svg') select(selected);
+  const describe = (px, py) => {
+    const g = grantAt(px, py);
+    return g ? grantTitle(g) : null;
+  };
+  Object.assign(node, { grantAt: (px, py) => grantAt(px, py)?.grantId ?? null, describe, select });
   node.dataset.bars = String(rows.length);
   const inView = `${formatNumber(rows.length)} of ${formatNumber(session.grants.size)} grants in view`;
   const caption = packed ? `${inView}, packed into ${formatNumber(rowNames.length)} rows (zoom in for one row per grant)` : rows.length ? inView : '';
@@ -239,37 +256,40 @@ function drawsChart(session, domain, width, pxPerUnit, { marks: mode }) {
   const [rMin, rMax] = marks.binned ? [1.5, 7] : [3, 8];
   const maxWeight = marks.reduce((max, m) => Math.max(max, m.weight), 1);
   const fillOpacity = marks.binned ? 0.6 : 1;
-  const svg = Plot.plot({
-    ...frame(width),
-    height: 8 + 24 * rows.length,
-    marginTop: 4,
-    marginBottom: 4,
-    x: xAxis(domain, width, { axis: null }),
-    y: { type: 'point', domain: rows, label: null, tickSize: 0, tickFormat: (row) => row.slice(1) },
-    r: { type: 'sqrt', range: [rMin, rMax], domain: [0, maxWeight] },
-    marks: [
-      mode === 'svg'
-        ? Plot.dot(marks, {
-            x: 'timestamp',
-            y: (m) => MARKER_ROWS[m.status],
-            r: 'weight',
-            fill: (m) => (m.status === 'accepted' ? COLORS.accepted : 'none'),
-            fillOpacity,
-            stroke: (m) => COLORS[m.status],
-            strokeWidth: 1.5,
-            className: 'consumption-markers',
-          })
-        : null,
-    ],
-  });
-  const x = svg.scale('x');
-  const y = svg.scale('y');
+  const makeSvg = () =>
+    Plot.plot({
+      ...frame(width),
+      height: 8 + 24 * rows.length,
+      marginTop: 4,
+      marginBottom: 4,
+      x: xAxis(domain, width, { axis: null }),
+      y: { type: 'point', domain: rows, label: null, tickSize: 0, tickFormat: (row) => row.slice(1) },
+      r: { type: 'sqrt', range: [rMin, rMax], domain: [0, maxWeight] },
+      marks: [
+        mode === 'svg'
+          ? Plot.dot(marks, {
+              x: 'timestamp',
+              y: (m) => MARKER_ROWS[m.status],
+              r: 'weight',
+              fill: (m) => (m.status === 'accepted' ? COLORS.accepted : 'none'),
+              fillOpacity,
+              stroke: (m) => COLORS[m.status],
+              strokeWidth: 1.5,
+              className: 'consumption-markers',
+            })
+          : null,
+      ],
+    });
+  const key = mode === 'svg' ? null : JSON.stringify([width, domain, rows]);
   // Plot's sqrt scale with this domain and range, without its per-mark setup.
   const radius = (weight) => rMin + (rMax - rMin) * Math.sqrt(weight / maxWeight);
   const { left, right } = chartMargin(width);
-  const placed = marks.map((m) => ({ m, cx: x.apply(m.timestamp), cy: y.apply(MARKER_ROWS[m.status]), r: radius(m.weight) }));
+  let placed = [];
 
-  const paint = (ctx) => {
+  const paint = (ctx, svg) => {
+    const x = svg.scale('x');
+    const y = svg.scale('y');
+    placed = marks.map((m) => ({ m, cx: x.apply(m.timestamp), cy: y.apply(MARKER_ROWS[m.status]), r: radius(m.weight) }));
     if (mode === 'svg') return;
     clipTo(ctx, left - rMax, 0, width - right + rMax, ctx.canvas.height);
     ctx.lineWidth = 1.5;
@@ -289,7 +309,7 @@ function drawsChart(session, domain, width, pxPerUnit, { marks: mode }) {
       }
     }
   };
-  const node = underCanvas(svg, paint);
+  const node = layered('draws', key, makeSvg, paint);
   /** The marker nearest (px, py) within its radius and a little slack. */
   const markerAt = (px, py) => {
     let best = null;
@@ -300,7 +320,11 @@ function drawsChart(session, domain, width, pxPerUnit, { marks: mode }) {
     }
     return best;
   };
-  Object.assign(node, { describe: (px, py) => markerAt(px, py)?.title ?? null });
+  const describe = (px, py) => {
+    const m = markerAt(px, py);
+    return m ? markerTitle(session, m, marks.binWidth) : null;
+  };
+  Object.assign(node, { describe });
   node.dataset.markers = String(marks.length);
   const caption = marks.binned ? `draws grouped per ${formatNumber(marks.binWidth)} time units (zoom in to see each)` : '';
   return { chart: node, caption };
@@ -310,12 +334,7 @@ function markers(session, [from, to], pxPerUnit) {
   const visible = session.attempts.filter((a) => a.timestamp >= from && a.timestamp < to);
   if (visible.length <= MARKER_LIMIT) {
     return Object.assign(
-      visible.map((a) => {
-        const allocations = session.accepted.get(a.eventId)?.allocations;
-        const outcome =
-          a.status === 'accepted' ? `accepted, funded by ${fundedBy(allocations ?? [])}` : a.status === 'queued' ? 'queued: waiting for credit' : 'rejected';
-        return { ...a, weight: a.amount, title: `${a.eventId}: ${formatNumber(a.amount)} credits at t = ${formatNumber(a.timestamp)}\n${outcome}` };
-      }),
+      visible.map((a) => ({ ...a, weight: a.amount })),
       { binned: false },
     );
   }
@@ -329,11 +348,17 @@ function markers(session, [from, to], pxPerUnit) {
     bin.count += 1;
     bin.weight += a.amount;
   }
-  const data = [...bins.values()].map((b) => ({
-    ...b,
-    title: `t = ${formatNumber(b.start)}…${formatNumber(b.start + binWidth - 1)}\n${formatNumber(b.count)} ${b.status}, ${formatNumber(b.weight)} credits`,
-  }));
-  return Object.assign(data, { binned: true, binWidth });
+  return Object.assign([...bins.values()], { binned: true, binWidth });
+}
+
+/** A marker's hover text (one draw, or a bin of them), made when the pointer is on it. */
+function markerTitle(session, m, binWidth) {
+  if (m.count !== undefined) {
+    return `t = ${formatNumber(m.start)}…${formatNumber(m.start + binWidth - 1)}\n${formatNumber(m.count)} ${m.status}, ${formatNumber(m.weight)} credits`;
+  }
+  const allocations = session.accepted.get(m.eventId)?.allocations ?? [];
+  const outcome = m.status === 'accepted' ? `accepted, funded by ${fundedBy(allocations)}` : m.status === 'queued' ? 'queued: waiting for credit' : 'rejected';
+  return `${m.eventId}: ${formatNumber(m.amount)} credits at t = ${formatNumber(m.timestamp)}\n${outcome}`;
 }
 
 /**
@@ -404,18 +429,21 @@ export function balanceChart(session, domain, width, { marks }) {
           Plot.lineY(drawn, { x: (p) => p[0], y: (p) => p[1], curve: 'step-after', stroke: COLORS.curve, strokeWidth: 2, className: 'balance-curve' }),
         ]
       : [];
-  const svg = Plot.plot({
-    ...frame(width),
-    height: 210,
-    marginTop: 16,
-    x: xAxis(domain, width),
-    y: { domain: [0, top * 1.08], grid: true, nice: true, label: 'balance (credits)', tickFormat: tickFormatFor(top) },
-    marks: [...svgCurve, Plot.ruleY([0])],
-  });
-  const x = svg.scale('x');
-  const y = svg.scale('y');
-  const paint = (ctx) => {
+  const yDomain = [0, top * 1.08];
+  const makeSvg = () =>
+    Plot.plot({
+      ...frame(width),
+      height: 210,
+      marginTop: 16,
+      x: xAxis(domain, width),
+      y: { domain: yDomain, grid: true, nice: true, label: 'balance (credits)', tickFormat: tickFormatFor(top) },
+      marks: [...svgCurve, Plot.ruleY([0])],
+    });
+  const key = marks === 'svg' ? null : JSON.stringify([width, domain, yDomain]);
+  const paint = (ctx, svg) => {
     if (marks === 'svg') return;
+    const x = svg.scale('x');
+    const y = svg.scale('y');
     // Step-after, as Plot's curve: each balance holds until the next breakpoint.
     ctx.beginPath();
     ctx.moveTo(x.apply(drawn[0][0]), y.apply(drawn[0][1]));
@@ -435,10 +463,11 @@ export function balanceChart(session, domain, width, { marks }) {
     ctx.fill();
     ctx.globalAlpha = 1;
   };
-  const node = underCanvas(svg, paint);
+  const node = layered('balance', key, makeSvg, paint);
+  const x = node.svg.scale('x');
   const [minX, maxX] = [left, width - right];
   Object.assign(node, {
-    scale: (name) => svg.scale(name),
+    scale: (name) => node.svg.scale(name),
     describe: (px) => (px < minX || px > maxX ? null : balanceAt(session, clamp(Math.floor(x.invert(px)), from, to - 1))),
   });
   node.dataset.points = String(drawn.length);

@@ -5,6 +5,7 @@ import { balanceChart } from '../charts.js';
 
 on('view', () => {
   const chart = balanceChart(state.session, state.domain, Math.max(280, state.width), { marks: state.marks });
-  $('balance-chart').replaceChildren(chart);
+  const box = $('balance-chart');
+  if (box.firstElementChild !== chart) box.replaceChildren(chart);
   state.xScale = chart.scale('x');
 });

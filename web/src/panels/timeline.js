@@ -10,7 +10,8 @@ on('view', () => {
     marks: state.marks,
     selected: state.selectedGrant,
   });
-  box.replaceChildren(...charts);
+  // A chart whose axes did not change comes back as the same element, repainted.
+  if (charts.some((chart, i) => box.children[i] !== chart)) box.replaceChildren(...charts);
   $('timeline-caption').textContent = caption;
 });
 // Outlines the chosen grant's bar: a repaint of the bars, not a new plot.
