@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-export const serverEntry = join(repoRoot, 'server', 'server.js');
+// LEDGER_TEST_SERVER_ENTRY runs the black-box tests against another build of the service
+// (e.g. a copy with a deliberate bug, to see that the tests catch it).
+export const serverEntry = process.env.LEDGER_TEST_SERVER_ENTRY || join(repoRoot, 'server', 'server.js');
 
 const live = new Set();
 // A test runner that dies must not leave servers behind.
