@@ -3,10 +3,13 @@
 //
 //   node server/bench/run.js [--duration 10] [--connections 64] [--customers 1000]
 //     [--batch 100] [--rebuild-events 1000000] [--store PATH | --store postgres://…]
-//     [--only floor,single,batch,reads,rebuild]
+//     [--only floor,single,batch,reads,rebuild] [--store postgres [--instances 3]]
 //
 // --store is passed to the service as LEDGER_STORE (default: a SQLite file in a temp
 // folder), so another store implementation is benchmarked by naming it there.
+// `--store postgres` starts a throw-away PostgreSQL 15 (fsync on) for the run, and
+// `--instances N` runs N service instances on it, each loaded by its own autocannon with
+// its own share of the customers (what a proxy hashing on the customer path does).
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
@@ -15,6 +18,7 @@ import { makeClient } from '../test/support/http-client.js';
 import { makeTempDir, writeKeyFile } from '../test/support/tmp.js';
 import { measure } from './load.js';
 import { fillCustomer, readMetric } from './helpers.js';
+import { startPostgres } from '../test/support/postgres.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -25,6 +29,7 @@ const { values: opts } = parseArgs({
     'rebuild-events': { type: 'string', default: '1000000' },
     store: { type: 'string' },
     only: { type: 'string', default: 'floor,single,batch,reads,rebuild' },
+    instances: { type: 'string', default: '1' },
   },
 });
 const duration = Number(opts.duration);
@@ -34,8 +39,11 @@ const batchSize = Number(opts.batch);
 const rebuildEvents = Number(opts['rebuild-events']);
 const only = new Set(opts.only.split(','));
 
+const instances = Number(opts.instances);
 const tmp = makeTempDir('ledger-bench');
-const store = opts.store ?? join(tmp.path, 'bench.db');
+const postgres = opts.store === 'postgres' ? await startPostgres({ fsync: true }) : null;
+const store = postgres?.url ?? opts.store ?? join(tmp.path, 'bench.db');
+if (instances > 1 && !/^postgres/.test(store)) throw new Error('--instances above 1 needs a shared store: --store postgres');
 const { path: keysPath, keys } = writeKeyFile(tmp.path);
 const auth = { authorization: `Bearer ${keys.admin}` };
 const customerId = (i) => `bench-${i}`;
@@ -61,7 +69,7 @@ async function main() {
   console.log(`# service benchmark, ${new Date().toISOString()}`);
   console.log(`# command: node server/bench/run.js ${process.argv.slice(2).join(' ')}`.trimEnd());
   console.log(`# node ${process.version}, ${cpus().length} cores shared by the server and the load generator (autocannon, same machine, loopback)`);
-  console.log(`# ${connections} connections, ${duration} s per measurement after a 2 s warm-up; store ${opts.store ?? 'SQLite (temp file)'}`);
+  console.log(`# ${connections} connections, ${duration} s per measurement after a 2 s warm-up; store ${postgres ? 'PostgreSQL 15 (temp cluster, fsync on)' : opts.store ?? 'SQLite (temp file)'}, ${instances} service instance(s)`);
 
   if (only.has('floor')) {
     const noop = await startServer({ entry: join(repoRoot, 'server', 'bench', 'noop-server.js') });
@@ -79,8 +87,35 @@ async function main() {
   printTable();
 }
 
+/**
+ * `measure` against every instance at once, `connections` split between them; instance k
+ * gets request(i, k). Rates add up, the p50 is the mean, the p99 the worst.
+ */
+async function measureAll(servers, options) {
+  const n = servers.length;
+  const parts = await Promise.all(servers.map((s, k) =>
+    measure({ ...options, url: s.url, connections: Math.max(1, Math.round(options.connections / n)), request: (i) => options.request(i, k) })));
+  const sum = (f) => parts.reduce((a, r) => a + r[f], 0);
+  return {
+    requestsPerSecond: sum('requestsPerSecond'),
+    p50: sum('p50') / n,
+    p99: Math.max(...parts.map((r) => r.p99)),
+    total: sum('total'),
+    ok: sum('ok'),
+    non2xx: sum('non2xx'),
+    errors: sum('errors'),
+    timeouts: sum('timeouts'),
+    seconds: Math.max(...parts.map((r) => r.seconds)),
+  };
+}
+
+/** Instance k's share of the customers: k, k + n, k + 2n, … (i-th request → one of them). */
+const shareOf = (k, n, i) => k + n * (i % Math.floor(customers / n));
+
 async function measureService() {
   let server = await startServer({ store, keys: keysPath });
+  const servers = [server];
+  for (let k = 1; k < instances; k++) servers.push(await startServer({ store, keys: keysPath }));
   const client = makeClient({ target: server, key: keys.admin, maxSockets: 16 });
 
   if (only.has('single') || only.has('batch') || only.has('reads')) {
@@ -95,27 +130,25 @@ async function measureService() {
 
   if (only.has('single')) {
     // Request i goes to customer i mod N, at a timestamp that grows per customer.
-    const r = await measure({
-      url: server.url,
+    const r = await measureAll(servers, {
       connections,
       duration,
       headers: auth,
-      request: (i) => ({ method: 'POST', path: `/v1/customers/${customerId(i % customers)}/consumptions`, body: { eventId: `s-${i}`, amount: 1, timestamp: 1 + Math.floor(i / customers) } }),
+      request: (i, k) => ({ method: 'POST', path: `/v1/customers/${customerId(shareOf(k, instances, i))}/consumptions`, body: { eventId: `s-${k}-${i}`, amount: 1, timestamp: 1 + Math.floor(i / customers) } }),
     });
     row(`single consumptions, ${customers} customers`, r, { target: '>= 50% of floor, p99 < 25 ms' });
     notes.push(`after single consumptions: ${await readMetric(server, 'commit')}`);
   }
 
   if (only.has('batch')) {
-    const r = await measure({
-      url: server.url,
+    const r = await measureAll(servers, {
       connections,
       duration,
       headers: auth,
-      request: (i) => {
+      request: (i, k) => {
         const events = [];
-        for (let j = 0; j < batchSize; j += 1) events.push({ type: 'consumption', eventId: `b-${i}-${j}`, amount: 1, timestamp: 10_000_000 + i });
-        return { method: 'POST', path: `/v1/customers/${customerId(i % customers)}/events`, body: { events } };
+        for (let j = 0; j < batchSize; j += 1) events.push({ type: 'consumption', eventId: `b-${k}-${i}-${j}`, amount: 1, timestamp: 10_000_000 + i });
+        return { method: 'POST', path: `/v1/customers/${customerId(shareOf(k, instances, i))}/events`, body: { events } };
       },
     });
     row(`batches of ${batchSize} consumptions`, r, { eventsPerRequest: batchSize, target: '>= 200,000 events/s' });
@@ -123,12 +156,11 @@ async function measureService() {
   }
 
   if (only.has('reads')) {
-    const r = await measure({
-      url: server.url,
+    const r = await measureAll(servers, {
       connections,
       duration,
       headers: auth,
-      request: (i) => ({ method: 'GET', path: `/v1/customers/${customerId(i % customers)}/balance?at=${i % 100_000}` }),
+      request: (i, k) => ({ method: 'GET', path: `/v1/customers/${customerId(shareOf(k, instances, i))}/balance?at=${i % 100_000}` }),
     });
     row('balance reads', r, { eventsPerRequest: null, target: '>= 80% of floor' });
   }
@@ -139,6 +171,7 @@ async function measureService() {
     notes.push(`rebuild set-up: ${rebuildEvents} events written to ${big} through the batch route in ${filled.ms} ms (${Math.round(rebuildEvents / (filled.ms / 1000))} events/s at 8 requests in flight)`);
     await server.stop();
     server = await startServer({ store, keys: keysPath });
+    servers[0] = server;
     const fresh = makeClient({ target: server, key: keys.admin, maxSockets: 1 });
     const t0 = process.hrtime.bigint();
     const first = await fresh.request('GET', `/v1/customers/${big}/balance?at=${FAR}`);
@@ -155,7 +188,7 @@ async function measureService() {
   }
 
   client.close();
-  await server.stop();
+  for (const s of servers) await s.stop();
 }
 
 function printTable() {
@@ -184,5 +217,6 @@ try {
   await main();
 } finally {
   await killAllServers();
+  postgres?.stop();
   tmp.remove();
 }
