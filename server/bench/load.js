@@ -37,6 +37,6 @@ export async function measure({ url, connections, duration, warmup = 2, headers 
     errors: result.errors,
     timeouts: result.timeouts,
     seconds: result.duration ?? seconds,
-    requestsIssued: () => counter,
+    statusCounts: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, v]) => [code, v.count])),
   };
 }

@@ -62,7 +62,7 @@ function row(name, r, { eventsPerRequest = 1, target = '' } = {}) {
     failed,
     target,
   });
-  if (failed > 0) notes.push(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts`);
+  if (failed > 0) notes.push(`${name}: ${r.non2xx} non-2xx answers (by status: ${JSON.stringify(r.statusCounts ?? {})}), ${r.errors} errors, ${r.timeouts} timeouts`);
 }
 
 async function main() {
@@ -106,6 +106,10 @@ async function measureAll(servers, options) {
     errors: sum('errors'),
     timeouts: sum('timeouts'),
     seconds: Math.max(...parts.map((r) => r.seconds)),
+    statusCounts: parts.reduce((all, r) => {
+      for (const [code, count] of Object.entries(r.statusCounts)) all[code] = (all[code] ?? 0) + count;
+      return all;
+    }, {}),
   };
 }
 
@@ -168,7 +172,7 @@ async function measureService() {
   if (only.has('rebuild')) {
     const big = 'bench-big';
     const filled = await fillCustomer(client, big, rebuildEvents);
-    notes.push(`rebuild set-up: ${rebuildEvents} events written to ${big} through the batch route in ${filled.ms} ms (${Math.round(rebuildEvents / (filled.ms / 1000))} events/s at 8 requests in flight)`);
+    notes.push(`rebuild set-up: ${rebuildEvents} events written to ${big} through the batch route in ${filled.ms} ms (${Math.round(rebuildEvents / (filled.ms / 1000))} events/s, one request of 1,000 events at a time)`);
     await server.stop();
     server = await startServer({ store, keys: keysPath });
     servers[0] = server;
