@@ -52,8 +52,9 @@
  *
  * @interface Store
  *   open(): Promise<void>             runs the migrations (idempotent) and readies statements
- *   load(customer): Promise<{ snapshot: Snapshot|null, entries: LogEntry[], lastSeq: number }>
- *                                     everything needed to rebuild one customer (an unknown customer: nulls, [], 0)
+ *   load(customer): Promise<{ snapshot: Snapshot|null, entries: Iterable<LogEntry>, lastSeq: number }>
+ *                                     everything needed to rebuild one customer (an unknown customer: null, empty, 0);
+ *                                     `entries` may be a stream: iterate it at once, before the next store call
  *   readAfter(customer, seq): Promise<LogEntry[]>
  *                                     the log tail after `seq`, in seq order, in one indexed query (strong reads, conflicts)
  *   commit(groups: CommitGroup[]): Promise<void>

@@ -137,8 +137,15 @@ export class SqliteStore {
   async load(customer) {
     const row = this.#sql.snapshot.get(customer);
     const snapshot = row === undefined ? null : { seq: row.seq, horizon: row.horizon, document: JSON.parse(row.document) };
-    const entries = this.#sql.after.all(customer, snapshot === null ? 0 : snapshot.seq);
-    const lastSeq = entries.length > 0 ? entries[entries.length - 1][0] : snapshot === null ? 0 : snapshot.seq;
+    const after = snapshot === null ? 0 : snapshot.seq;
+    const lastSeq = this.#sql.head.get(customer) ?? after;
+    // Streamed, not materialised: a million-entry log read into one array costs more
+    // than replaying it. The generator opens the statement only when iterated, and the
+    // caller iterates at once (CustomerLedger.rebuild), before any other store call.
+    const statement = this.#sql.after;
+    const entries = (function* stream() {
+      yield* statement.iterate(customer, after);
+    })();
     return { snapshot, entries, lastSeq };
   }
 
