@@ -25,6 +25,7 @@ suite "WASM module" bash scripts/build-wasm.sh
 suite "types (tsc)" npx tsc -p tsconfig.json
 suite "JS tests (Vitest)" npx vitest run
 suite "npm pack install" node tests/pack/pack-smoke.mjs
+suite "consumer matrix (Node, TypeScript 5.9, Vite, esbuild, Chromium)" bash scripts/test-consumers.sh
 suite "service" bash scripts/test-server.sh
 suite "demo end-to-end (Chromium)" bash scripts/test-e2e.sh
 echo "suites: $passed passed, $failed failed"

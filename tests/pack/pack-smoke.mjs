@@ -74,7 +74,8 @@ try {
 
   const listing = run('tar', ['-tzf', tarball], work);
   const files = new Set(listing.split('\n'));
-  for (const required of ['package.json', 'dist/gpu_credit_ledger_wasm.mjs', ...exportTargets()]) {
+  const distFiles = ['dist/gpu_credit_ledger_wasm.mjs', 'dist/gpu_credit_ledger.mjs', 'dist/gpu_credit_ledger.wasm'];
+  for (const required of ['package.json', ...distFiles, ...exportTargets()]) {
     if (!files.has(`package/${required}`)) throw new Error(`tarball lacks ${required}`);
   }
   for (const forbidden of ['package/tests/', 'package/cpp/', 'package/node_modules/']) {
