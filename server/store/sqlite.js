@@ -79,8 +79,10 @@ export class SqliteStore {
         `INSERT INTO heads (customer, last_seq) VALUES (?, ?)
          ON CONFLICT (customer) DO UPDATE SET last_seq = excluded.last_seq WHERE heads.last_seq = ?`,
       ),
+      // Log or archive: after a cleanup pass, consumptions at or after the horizon may be archived.
       consumed: db.prepare(
-        `SELECT amount, t1 AS timestamp FROM log WHERE customer = ? AND id = ? AND kind = 'consume'`,
+        `SELECT amount, t1 AS timestamp FROM log WHERE customer = @customer AND id = @id AND kind = 'consume'
+         UNION ALL SELECT amount, t1 AS timestamp FROM archive WHERE customer = @customer AND id = @id AND kind = 'consume'`,
       ),
       // Retries of events a compacted ledger no longer holds (the cleanup job archived them).
       findEntry: db.prepare(
@@ -91,7 +93,9 @@ export class SqliteStore {
       archive: db.prepare('INSERT INTO archive SELECT customer, seq, kind, id, amount, t1, t2 FROM log WHERE customer = ? AND seq <= ?'),
       unlog: db.prepare('DELETE FROM log WHERE customer = ? AND seq <= ?'),
       submitted: db.prepare(
-        `SELECT amount, t1 AS timestamp FROM log WHERE customer = ? AND id = ? AND kind = 'submit' ORDER BY seq DESC LIMIT 1`,
+        `SELECT amount, t1 AS timestamp, seq FROM log WHERE customer = @customer AND id = @id AND kind = 'submit'
+         UNION ALL SELECT amount, t1 AS timestamp, seq FROM archive WHERE customer = @customer AND id = @id AND kind = 'submit'
+         ORDER BY seq DESC LIMIT 1`,
       ),
     };
     this.#sql.commit = db.transaction((groups) => {
@@ -158,7 +162,9 @@ export class SqliteStore {
   }
 
   async findConsumption(customer, eventId) {
-    return this.#sql.consumed.get(customer, eventId) ?? this.#sql.submitted.get(customer, eventId) ?? null;
+    const key = { customer, id: eventId };
+    const found = this.#sql.consumed.get(key) ?? this.#sql.submitted.get(key);
+    return found === undefined ? null : { amount: found.amount, timestamp: found.timestamp };
   }
 
   async close() {
