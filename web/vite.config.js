@@ -9,4 +9,6 @@ export default defineConfig({
   build: { target: 'esnext', outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 4096 },
   // Served as source, like any file of the repo: the WASM is inlined in it, nothing to pre-bundle.
   optimizeDeps: { exclude: ['gpu-credit-ledger'] },
+  // The replay worker imports the package, whose entry uses top-level await: ES module workers.
+  worker: { format: 'es' },
 });

@@ -1,7 +1,8 @@
 // The random preset (1,000 grants, 10,000 consumptions, some late) and the cost of one
 // more consumption on it: the ledger call plus the redraw, with the marks painted on
 // canvases and, for comparison in the same run, as Plot SVG marks (?marks=svg).
-import { expect, logEntry, open, stats, test } from './fixtures.js';
+import { readFile } from 'node:fs/promises';
+import { expect, headroom, logEntry, open, setCursor, stats, test } from './fixtures.js';
 
 const TIMES = [50_000, 60_000, 70_000, 80_000, 90_000, 55_000, 65_000, 75_000, 85_000];
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -58,4 +59,50 @@ test('one more consumption on the big ledger: timed with canvas marks and with S
   );
   // Not a timing test (the machine is shared): only a bound no working build comes near.
   expect(median(canvas)).toBeLessThan(2000);
+});
+
+test('the random preset replays in a worker: the page keeps answering meanwhile', async ({ page }) => {
+  test.setTimeout(120_000);
+  await open(page, 'preset=seed1');
+  const renders = Number(await page.evaluate(() => document.body.dataset.renders));
+  await page.fill('#random-seed', '2');
+  await page.click('#random-button');
+  await page.waitForSelector('body[data-loading]');
+  await expect(page.locator('#status')).toHaveText('Replaying the random scenario (seed 2) in a worker…');
+  // A round trip to the page's thread while the worker replays 11,000 calls.
+  const started = Date.now();
+  await page.fill('#cursor-time', '3');
+  await expect(page.locator('#balance-readout')).toHaveAttribute('data-value', '100');
+  const answered = Date.now() - started;
+  await page.waitForFunction((n) => Number(document.body.dataset.renders) > n, renders, { timeout: 60_000 });
+  await expect(page.locator('#status')).toContainText('Random scenario (seed 2): 11,000 calls replayed (in a worker) in');
+  expect(await page.evaluate(() => document.body.dataset.loading)).toBeUndefined();
+  console.log(`  while the worker replayed, the page answered a cursor move in ${answered} ms; ${await page.textContent('#status')}`);
+  expect(answered).toBeLessThan(5000);
+});
+
+test('a worker replay equals a replay on the page of the same calls', async ({ page }) => {
+  test.setTimeout(180_000);
+  await open(page, 'preset=random&seed=3');
+  const times = [0, 20_000, 45_000, 70_000, 99_000];
+  const read = async () => {
+    const out = { stats: await stats(page), at: [] };
+    for (const t of times) out.at.push([t, await setCursor(page, t), await headroom(page)]);
+    await page.selectOption('#grant-select', 'g700');
+    await expect(page.locator('#burn-card')).toHaveAttribute('data-grant-id', 'g700');
+    out.burn = await page.$$eval('#burn-draws tbody tr', (rows) => rows.map((r) => r.textContent));
+    out.rejected = await page.$$eval('#log li[data-outcome="rejected"]', (items) => items.map((li) => li.textContent.replace(/\s+/g, ' ')));
+    return out;
+  };
+  const inWorker = await read();
+  expect(inWorker.stats.grants).toBe(1000);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-button')]);
+  const exported = await readFile(await download.path());
+  expect(JSON.parse(exported.toString()).calls).toHaveLength(11_000);
+  const renders = Number(await page.evaluate(() => document.body.dataset.renders));
+  // An import has no preset: its 11,000 calls replay on the page.
+  await page.setInputFiles('#import-file', { name: 'random-3.json', mimeType: 'application/json', buffer: exported });
+  await page.waitForFunction((n) => Number(document.body.dataset.renders) > n, renders, { timeout: 60_000 });
+  await expect(page.locator('#status')).toContainText('Scenario: 11,000 calls replayed in');
+  expect(await read()).toEqual(inWorker);
 });

@@ -12,6 +12,7 @@
 import { GPULedger } from 'gpu-credit-ledger';
 import { formatNumber, fullDomain } from './charts.js';
 import { presetOps, SEED_PRESETS } from './scenario.js';
+import { replayInWorker } from './replay-client.js';
 import { LedgerSession } from './session.js';
 
 /** The page's elements by id; typed loosely since panels only read what index.html declares. */
@@ -98,15 +99,40 @@ export function setView(from, to) {
   redrawCharts();
 }
 
+/** Counts loads, so that a slow load finishing after a newer one is dropped. */
+let loads = 0;
+
 /**
  * Replaces the session by a fresh ledger that replays the scenario: the preset's calls
- * (not recorded: the link names the preset) then the recorded calls.
+ * (not recorded: the link names the preset) then the recorded calls. The random preset
+ * (11,000 calls) is replayed in a worker, so the page stays responsive meanwhile.
  * @param {{ preset?: any, ops?: object[], cursor?: number }} [scenario]
  */
-export function loadScenario({ preset = null, ops = [], cursor } = {}) {
+export async function loadScenario({ preset = null, ops = [], cursor } = {}) {
+  const ticket = ++loads;
   const started = performance.now();
-  const session = new LedgerSession(GPULedger);
-  session.runAll(presetOps(preset), { record: false });
+  let session;
+  if (preset?.name === 'random') {
+    setStatus(`Replaying the random scenario (seed ${preset.seed}) in a worker…`);
+    document.body.dataset.loading = 'true';
+    try {
+      session = await replayInWorker(preset);
+    } catch (error) {
+      // The worker could not run (or its reply could not be loaded): replay here instead, as exact.
+      console.info(`replay worker: ${error.message}; replaying on the page`);
+      session = new LedgerSession(GPULedger);
+      session.runAll(presetOps(preset), { record: false });
+    } finally {
+      if (ticket === loads) delete document.body.dataset.loading;
+    }
+    if (ticket !== loads) {
+      session.dispose();
+      return;
+    }
+  } else {
+    session = new LedgerSession(GPULedger);
+    session.runAll(presetOps(preset), { record: false });
+  }
   session.runAll(ops, { record: true });
   showSession(session, { preset, cursor, loadMs: performance.now() - started });
 }
@@ -124,7 +150,8 @@ export function showSession(session, { preset = null, cursor, loadMs }) {
   const renderMs = render();
   if (session.log.length > 0) {
     const name = preset?.name === 'random' ? `Random scenario (seed ${preset.seed})` : SEED_PRESETS[preset?.name]?.label ?? 'Scenario';
-    setStatus(`${name}: ${formatNumber(session.log.length)} calls replayed in ${loadMs.toFixed(0)} ms, drawn in ${renderMs.toFixed(0)} ms.`);
+    const where = preset?.name === 'random' ? ' (in a worker)' : '';
+    setStatus(`${name}: ${formatNumber(session.log.length)} calls replayed${where} in ${loadMs.toFixed(0)} ms, drawn in ${renderMs.toFixed(0)} ms.`);
   } else {
     setStatus('');
   }

@@ -28,8 +28,9 @@ export class LedgerSession {
   /** queued consumptions a call let in, as the ledger's onPendingAccepted listener hands them over */
   #letIn = [];
 
-  constructor(GPULedger) {
-    this.ledger = new GPULedger();
+  /** @param ledger a ledger to track from empty (a new one by default) */
+  constructor(GPULedger, ledger = new GPULedger()) {
+    this.ledger = ledger;
     /** grantId -> { grantId, amount, startTime, endTime } */
     this.grants = new Map();
     /** bumped whenever the set of grants or a grant's window changes (the grant picker rebuilds then) */
@@ -57,6 +58,47 @@ export class LedgerSession {
     this.ledger.dispose();
   }
 
+  /**
+   * What this session knows beside its ledger, as plain data (structured-clonable): with
+   * the ledger's snapshot, `fromRecords` rebuilds the same session elsewhere. A snapshot
+   * has no pending queue, so a session with queued consumptions cannot be moved.
+   */
+  toRecords() {
+    if (this.queued.size > 0) throw new Error('a session with queued consumptions cannot be moved (snapshots hold no queue)');
+    return {
+      grants: [...this.grants.values()],
+      grantsVersion: this.grantsVersion,
+      drawn: [...this.drawn],
+      accepted: [...this.accepted.values()],
+      attempts: this.attempts,
+      rejectedCount: this.rejectedCount,
+      acceptedTimes: this.acceptedTimes,
+      log: this.log,
+      ops: this.ops,
+      maxGrantNumber: this.maxGrantNumber,
+      maxEventNumber: this.maxEventNumber,
+    };
+  }
+
+  /** The session `toRecords` described, over `ledger` (rebuilt with GPULedger.fromJSON from the same session's snapshot). */
+  static fromRecords(GPULedger, ledger, records) {
+    const session = new LedgerSession(GPULedger, ledger);
+    session.grants = new Map(records.grants.map((g) => [g.grantId, g]));
+    session.grantsVersion = records.grantsVersion;
+    session.drawn = new Map(records.drawn);
+    session.accepted = new Map(records.accepted.map((c) => [c.eventId, c]));
+    Object.assign(session, {
+      attempts: records.attempts,
+      rejectedCount: records.rejectedCount,
+      acceptedTimes: records.acceptedTimes,
+      log: records.log,
+      ops: records.ops,
+      maxGrantNumber: records.maxGrantNumber,
+      maxEventNumber: records.maxEventNumber,
+    });
+    return session;
+  }
+
   get latestAcceptedTime() {
     return this.acceptedTimes.length ? this.acceptedTimes[this.acceptedTimes.length - 1] : -Infinity;
   }
@@ -74,6 +116,7 @@ export class LedgerSession {
    * allocation once: this is how presets and imports load.
    */
   runAll(calls, { record }) {
+    if (calls.length === 0) return;
     this.bulk = true;
     try {
       for (const call of calls) this.run(call, { record });

@@ -63,9 +63,9 @@ $('import-text-button').addEventListener('click', () => importText($('import-tex
 /** Loads the scenario the page address holds (or an empty ledger). */
 export async function loadFromHash() {
   try {
-    loadScenario((await decodeHash(location.hash)) ?? {});
+    await loadScenario((await decodeHash(location.hash)) ?? {});
   } catch (error) {
-    loadScenario();
+    await loadScenario();
     setStatus(`The scenario in this link could not be read (${error.message}); starting empty.`);
   }
 }
