@@ -55,6 +55,7 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
     const startTime = r.int(0, TIME_SPAN);
     return { amount: r.int(10, 200), startTime, endTime: startTime + r.int(50, 400) };
   };
+  // Random times: most consumptions are backdated behind ones already accepted.
   const consumptionParams = (r) => ({ amount: r.int(1, 60), timestamp: r.int(0, TIME_SPAN + 200) });
   const consumptionMode = (r) => (r.chance(0.15) ? 'queue' : r.chance(0.06) ? 'dryRun' : 'plain');
   const consumptionBody = (eventId, params, mode) => ({

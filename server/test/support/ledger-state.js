@@ -25,7 +25,8 @@ function expectOk(answer, what) {
 /**
  * The service's view of one customer: its snapshot document, balances, headroom and
  * grants at each of `times`, the balance curve on [curveFrom, curveTo], and for each of
- * `eventIds` the answer of GET .../consumptions/{id} (404 → null).
+ * `eventIds` the answer of GET .../consumptions/{id} (404 → null), and the queued
+ * consumptions (GET .../pending).
  */
 export async function collectServed(client, customer, { times, eventIds, curveFrom, curveTo }) {
   const base = `/v1/customers/${encodeURIComponent(customer)}`;
@@ -42,13 +43,14 @@ export async function collectServed(client, customer, { times, eventIds, curveFr
     grantsAt.push([t, expectOk(await get(`/grants?at=${t}`), `${customer} grants at ${t}`).grants]);
   }
   const curve = expectOk(await get(`/balance-curve?from=${curveFrom}&to=${curveTo}`), `${customer} curve`).points;
+  const pending = expectOk(await get('/pending'), `${customer} pending`).pending;
   const consumptions = await mapConcurrent(eventIds, 8, async (id) => {
     const answer = await get(`/consumptions/${encodeURIComponent(id)}`);
     if (answer.status === 404) return [id, null];
     const body = expectOk(answer, `${customer} consumption ${id}`);
     return [id, { eventId: body.eventId, amount: body.amount, timestamp: body.timestamp, allocations: body.allocations }];
   });
-  return { ledger, balances, headroom, grantsAt, curve, consumptions };
+  return { ledger, balances, headroom, grantsAt, curve, pending, consumptions };
 }
 
 /** The same view computed by the package from a GPULedger the test built itself. */
@@ -61,6 +63,7 @@ export function collectExpected(ledger, { times, eventIds, curveFrom, curveTo })
     headroom: times.map((t) => [t, ledger.headroom(t)]),
     grantsAt: times.map((t) => [t, ledger.grantsAt(t)]),
     curve: ledger.balanceCurve(curveFrom, curveTo),
+    pending: ledger.pending(),
     consumptions: eventIds.map((id) => {
       const allocations = ledger.allocations(id);
       if (allocations === null) return [id, null];
