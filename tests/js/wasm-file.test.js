@@ -1,0 +1,96 @@
+// The separate-.wasm variant (gpu-credit-ledger/wasm-file): the same classes and answers as
+// the main entry, the binary read from disk, from bytes, or over HTTP with streaming
+// compilation when the server says application/wasm; bad options and failed downloads
+// reject clearly and can be retried.
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { GPULedger as MainLedger } from 'gpu-credit-ledger';
+
+const wasmPath = createRequire(import.meta.url).resolve('gpu-credit-ledger/package.json').replace(/package\.json$/, 'dist/gpu_credit_ledger.wasm');
+const wasmBytes = readFileSync(wasmPath);
+
+// A fresh copy of the module each time: it loads the WebAssembly once per instance.
+async function freshLoader() {
+  vi.resetModules();
+  return (await import('gpu-credit-ledger/wasm-file')).loadLedger;
+}
+
+function seed(GPULedger) {
+  const ledger = new GPULedger();
+  ledger.addGrant('g1', 100, 0, 10);
+  ledger.addGrant('g2', 50, 5, 15);
+  const result = [ledger.consume('c1', 80, 6), ledger.getBalance(6), ledger.consume('c2', 60, 11), ledger.consume('c3', 40, 11)];
+  const curve = ledger.balanceCurve(0, 20);
+  ledger.dispose();
+  return { result, curve };
+}
+
+let server;
+let origin;
+let requests = 0;
+beforeAll(async () => {
+  // /wasm: application/wasm; /octet: another type; anything else: 404.
+  server = createServer((request, response) => {
+    requests += 1;
+    const type = { '/wasm': 'application/wasm', '/octet': 'application/octet-stream' }[request.url];
+    if (!type) return response.writeHead(404).end();
+    response.writeHead(200, { 'content-type': type }).end(wasmBytes);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${server.address().port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+afterEach(() => vi.restoreAllMocks());
+
+describe('gpu-credit-ledger/wasm-file', () => {
+  it('reads the .wasm beside the module and answers like the main entry', async () => {
+    const loadLedger = await freshLoader();
+    const { GPULedger } = await loadLedger();
+    expect(seed(GPULedger)).toEqual(seed(MainLedger));
+    expect(seed(GPULedger).result).toEqual([true, 70, false, true]);
+    expect((await loadLedger()).GPULedger).toBe(GPULedger); // loaded once
+  });
+
+  it('takes the bytes', async () => {
+    const loadLedger = await freshLoader();
+    const { GPULedger } = await loadLedger({ wasm: new Uint8Array(wasmBytes) });
+    expect(seed(GPULedger).result).toEqual([true, 70, false, true]);
+  });
+
+  it('compiles while downloading when the server sends application/wasm', async () => {
+    const streaming = vi.spyOn(WebAssembly, 'instantiateStreaming');
+    const loadLedger = await freshLoader();
+    const { GPULedger } = await loadLedger({ wasm: new URL('/wasm', origin) });
+    expect(streaming).toHaveBeenCalledTimes(1);
+    expect(seed(GPULedger).result).toEqual([true, 70, false, true]);
+  });
+
+  it('compiles the downloaded bytes when the server sends another type', async () => {
+    const streaming = vi.spyOn(WebAssembly, 'instantiateStreaming');
+    const loadLedger = await freshLoader();
+    const { GPULedger } = await loadLedger({ wasm: `${origin}/octet` });
+    expect(streaming).not.toHaveBeenCalled();
+    expect(seed(GPULedger).result).toEqual([true, 70, false, true]);
+  });
+
+  it('rejects bad options clearly', async () => {
+    const loadLedger = await freshLoader();
+    expect(() => loadLedger(5)).toThrow(TypeError);
+    expect(() => loadLedger(null)).toThrow(TypeError);
+    for (const wasm of [5, {}, true]) {
+      await expect(loadLedger({ wasm })).rejects.toThrow(/options\.wasm must be/);
+    }
+  });
+
+  it('a failed download rejects with the status and may be retried', async () => {
+    const loadLedger = await freshLoader();
+    const before = requests;
+    await expect(loadLedger({ wasm: `${origin}/missing` })).rejects.toThrow(/HTTP 404/);
+    await expect(loadLedger({ wasm: 'file:///nonexistent/gpu_credit_ledger.wasm' })).rejects.toThrow(/ENOENT/);
+    const { GPULedger } = await loadLedger({ wasm: `${origin}/wasm` });
+    expect(seed(GPULedger).result).toEqual([true, 70, false, true]);
+    expect(requests - before).toBe(2);
+  });
+});

@@ -1,0 +1,165 @@
+// The worker message protocol (gpu-credit-ledger/worker + /remote), over a MessageChannel:
+// requests posted before the module is loaded are all answered, in order; errors keep
+// their class and code and change nothing; a remote ledger behaves exactly like a local
+// one on random call sequences.
+import { afterEach, describe, expect, it } from 'vitest';
+import { GPULedger, LedgerError } from 'gpu-credit-ledger';
+import { loadLedger } from 'gpu-credit-ledger/load';
+import { exposeLedger } from 'gpu-credit-ledger/worker';
+import { connectLedger } from 'gpu-credit-ledger/remote';
+import { mulberry32 } from './helpers.js';
+
+const channels = [];
+afterEach(() => {
+  for (const channel of channels.splice(0)) {
+    channel.port1.close();
+    channel.port2.close();
+  }
+});
+
+// A worker scope and a page, joined by a MessageChannel. `load` defaults to the real loader.
+function connect(load = loadLedger) {
+  const channel = new MessageChannel();
+  channels.push(channel);
+  exposeLedger(load, channel.port1);
+  channel.port1.start(); // a worker's scope needs no start(); a MessagePort does
+  const remote = connectLedger(channel.port2);
+  channel.port2.start();
+  return { remote, page: channel.port2 };
+}
+
+function deferred() {
+  let resolve;
+  const promise = new Promise((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+async function rejection(promise) {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to reject, it resolved');
+}
+
+describe('worker protocol', () => {
+  it('answers every call posted before the module is ready, in order (seed example)', async () => {
+    const gate = deferred();
+    const { remote } = connect(() => gate.promise.then(loadLedger));
+    const calls = [
+      remote.addGrant('g1', 100, 0, 10),
+      remote.addGrant('g2', 50, 5, 15),
+      remote.consume('c1', 80, 6),
+      remote.getBalance(6),
+      remote.consume('c2', 60, 11),
+      remote.consume('c3', 40, 11),
+      remote.allocations('c1'),
+      remote.grantCount(),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the requests wait, unanswered
+    gate.resolve();
+    expect(await Promise.all(calls)).toEqual([undefined, undefined, true, 70, false, true, [{ grantId: 'g1', amount: 80 }], 2]);
+  });
+
+  it('rejects with the same error class and code, and the refused call changes nothing', async () => {
+    const { remote } = connect();
+    await remote.addGrant('g1', 100, 0, 10);
+    const before = await remote.toJSON();
+    const duplicate = await rejection(remote.addGrant('g1', 1, 0, 1));
+    expect(duplicate).toBeInstanceOf(LedgerError);
+    expect(duplicate.code).toBe('DUPLICATE_ID');
+    expect(await rejection(remote.consume('c1', '80', 6))).toBeInstanceOf(TypeError);
+    expect(await rejection(remote.consume('c1', -1, 6))).toBeInstanceOf(RangeError);
+    expect(await remote.toJSON()).toEqual(before);
+  });
+
+  it('refuses unknown members and those that cannot cross a message boundary', async () => {
+    const { remote } = connect();
+    await remote.addGrant('g1', 100, 0, 10);
+    const before = await remote.toJSON();
+    for (const method of ['nope', 'constructor', 'onPendingAccepted', '__proto__']) {
+      const error = await rejection(remote[method]());
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error.message).toContain(method);
+    }
+    expect(await remote.toJSON()).toEqual(before);
+  });
+
+  it('leaves messages of another shape alone', async () => {
+    const { remote, page } = connect();
+    const replies = [];
+    page.addEventListener('message', (event) => replies.push(event.data));
+    for (const message of [null, 'text', { hello: 1 }, { id: 1 }, { id: {}, method: 'getBalance' }, { id: 2, method: 'getBalance', args: 'x' }]) {
+      page.postMessage(message);
+    }
+    expect(await remote.getBalance(0)).toBe(0);
+    expect(replies).toHaveLength(1);
+  });
+
+  it('reports a failed load to every call', async () => {
+    const { remote } = connect(() => Promise.reject(new Error('no module here')));
+    const errors = await Promise.all([rejection(remote.getBalance(0)), rejection(remote.consume('c', 1, 1))]);
+    expect(errors.map((error) => error.message)).toEqual(['no module here', 'no module here']);
+  });
+
+  it('fromJSON replaces the worker ledger; properties are methods without arguments', async () => {
+    const source = new GPULedger();
+    source.addGrant('g1', 100, 0, 10);
+    source.consume('c1', 30, 2);
+    const { remote } = connect();
+    await remote.addGrant('other', 5, 0, 1);
+    await remote.fromJSON(JSON.stringify(source.toJSON()));
+    expect(await remote.toJSON()).toEqual(source.toJSON());
+    expect([await remote.grantCount(), await remote.consumptionCount(), await remote.disposed()]).toEqual([1, 1, false]);
+    const invalid = await rejection(remote.fromJSON('{"format":"nope"}'));
+    expect(invalid.code).toBe('INVALID_SNAPSHOT');
+    expect(await remote.toJSON()).toEqual(source.toJSON()); // a refused snapshot keeps the ledger
+    source.dispose();
+  });
+
+  it('exposeLedger needs the loader function', () => {
+    for (const notALoader of [undefined, null, 'gpu-credit-ledger/load', {}]) {
+      expect(() => exposeLedger(notALoader, new MessageChannel().port1)).toThrow(TypeError);
+    }
+  });
+
+  it('a remote ledger answers like a local one on random call sequences', async () => {
+    const random = mulberry32(20261130);
+    const pick = (n) => Math.floor(random() * n);
+    const local = new GPULedger();
+    const { remote } = connect();
+    const settle = (fn) => {
+      try {
+        return { value: fn() };
+      } catch (error) {
+        return { error: [error.name, error.code] };
+      }
+    };
+    const settleRemote = (promise) =>
+      promise.then(
+        (value) => ({ value }),
+        (error) => ({ error: [error.name, error.code] }),
+      );
+    for (let step = 0; step < 300; step++) {
+      const id = `${'gc'[pick(2)]}${pick(12)}`;
+      const t = pick(30);
+      const [method, args] = [
+        ['addGrant', [id, 1 + pick(40), t, t + pick(15)]],
+        ['consume', [id, 1 + pick(40), t]],
+        ['getBalance', [t]],
+        ['allocations', [id]],
+        ['headroom', [t]],
+        ['tryConsume', [id, 1 + pick(40), t, { dryRun: random() < 0.5 }]],
+        ['balanceCurve', [t, t + pick(20)]],
+        ['consume', [id, pick(3) - 1, t]], // amounts 0 and -1 are refused
+      ][pick(8)];
+      const expected = settle(() => local[method](...args));
+      expect(await settleRemote(remote[method](...args)), `${method}(${JSON.stringify(args)})`).toEqual(expected);
+    }
+    expect(await remote.toJSON()).toEqual(local.toJSON());
+    local.dispose();
+  });
+});
