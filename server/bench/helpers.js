@@ -6,27 +6,34 @@ const GRANTS = 10;
 const GRANT_AMOUNT = 100_000_000_000;
 
 /**
- * Writes `events` events to one customer through the batch route, in time order: 10
- * large grants, then consumptions of 1 credit at timestamps 1, 2, 3, … Sequential
- * requests, so the log holds them in that order. Resolves to { ms, expectedBalance }.
+ * Writes `events` events to one customer through the batch route: 10 large grants first
+ * (alone, so they are in before anything draws on them), then consumptions of 1 credit at
+ * timestamps 10, 11, 12, … in batches of 1,000, `inFlight` requests at a time (they may
+ * arrive a little out of order; every one is accepted either way). Resolves to
+ * { ms, expectedBalance }: the balance after all of them.
  */
-export async function fillCustomer(client, customer, events) {
+export async function fillCustomer(client, customer, events, inFlight = 4) {
   const started = Date.now();
-  let written = 0;
-  let consumed = 0;
-  while (written < events) {
-    const batch = [];
-    while (batch.length < BATCH_LIMIT && written + batch.length < events) {
-      const i = written + batch.length;
-      if (i < GRANTS) batch.push({ type: 'grant', grantId: `big-g${i}`, amount: GRANT_AMOUNT, startTime: 0, endTime: Number.MAX_SAFE_INTEGER });
-      else batch.push({ type: 'consumption', eventId: `big-e${i}`, amount: 1, timestamp: i });
-    }
+  const send = async (batch) => {
     const answer = await client.untilAnswered('POST', `/v1/customers/${customer}/events`, { events: batch });
     if (answer.status !== 200) throw new Error(`fill ${customer}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
-    consumed += batch.filter((e) => e.type === 'consumption').length;
-    written += batch.length;
-  }
-  return { ms: Date.now() - started, expectedBalance: Math.min(GRANTS, events) * GRANT_AMOUNT - consumed };
+    const refused = answer.body.results.find((r) => r.status >= 300 || r.accepted === false);
+    if (refused) throw new Error(`fill ${customer}: ${JSON.stringify(refused)}`);
+  };
+  const grants = Math.min(GRANTS, events);
+  await send(Array.from({ length: grants }, (_, i) => ({ type: 'grant', grantId: `big-g${i}`, amount: GRANT_AMOUNT, startTime: 0, endTime: Number.MAX_SAFE_INTEGER })));
+  let next = grants;
+  const worker = async () => {
+    while (next < events) {
+      const from = next;
+      next = Math.min(events, from + BATCH_LIMIT);
+      const batch = [];
+      for (let i = from; i < next; i += 1) batch.push({ type: 'consumption', eventId: `big-e${i}`, amount: 1, timestamp: i });
+      await send(batch);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return { ms: Date.now() - started, expectedBalance: grants * GRANT_AMOUNT - (events - grants) };
 }
 
 /**

@@ -12,7 +12,7 @@
 // its own share of the customers (what a proxy hashing on the customer path does).
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { startServer, killAllServers, repoRoot } from '../test/support/server-process.js';
 import { makeClient } from '../test/support/http-client.js';
 import { makeTempDir, writeKeyFile } from '../test/support/tmp.js';
@@ -60,6 +60,8 @@ function row(name, r, { eventsPerRequest = 1, target = '' } = {}) {
     p99: r.p99,
     eventsPerSecond: eventsPerRequest === null ? null : (r.ok * eventsPerRequest) / r.seconds,
     failed,
+    serverCpu: r.serverCpu,
+    loadCpu: r.loadCpu,
     target,
   });
   if (failed > 0) notes.push(`${name}: ${r.non2xx} non-2xx answers (by status: ${JSON.stringify(r.statusCounts ?? {})}), ${r.errors} errors, ${r.timeouts} timeouts`);
@@ -69,12 +71,14 @@ async function main() {
   console.log(`# service benchmark, ${new Date().toISOString()}`);
   console.log(`# command: node server/bench/run.js ${process.argv.slice(2).join(' ')}`.trimEnd());
   console.log(`# node ${process.version}, ${cpus().length} cores shared by the server and the load generator (autocannon, same machine, loopback)`);
+  console.log(`# load average before the run: ${loadavg()[0].toFixed(2)} (anything else running on the machine takes from both)`);
   console.log(`# ${connections} connections, ${duration} s per measurement after a 2 s warm-up; store ${postgres ? 'PostgreSQL 15 (temp cluster, fsync on)' : opts.store ?? 'SQLite (temp file)'}, ${instances} service instance(s)`);
 
   if (only.has('floor')) {
     const noop = await startServer({ entry: join(repoRoot, 'server', 'bench', 'noop-server.js') });
     const r = await measure({
       url: noop.url,
+      pid: noop.pid,
       connections,
       duration,
       request: (i) => ({ method: 'POST', path: `/v1/customers/${customerId(i % customers)}/consumptions`, body: { eventId: `n-${i}`, amount: 1, timestamp: i } }),
@@ -94,7 +98,7 @@ async function main() {
 async function measureAll(servers, options) {
   const n = servers.length;
   const parts = await Promise.all(servers.map((s, k) =>
-    measure({ ...options, url: s.url, connections: Math.max(1, Math.round(options.connections / n)), request: (i) => options.request(i, k) })));
+    measure({ ...options, url: s.url, pid: s.pid, connections: Math.max(1, Math.round(options.connections / n)), request: (i) => options.request(i, k) })));
   const sum = (f) => parts.reduce((a, r) => a + r[f], 0);
   return {
     requestsPerSecond: sum('requestsPerSecond'),
@@ -106,6 +110,9 @@ async function measureAll(servers, options) {
     errors: sum('errors'),
     timeouts: sum('timeouts'),
     seconds: Math.max(...parts.map((r) => r.seconds)),
+    // Every instance's CPU adds up; the autocannons share this process, so each saw it all.
+    serverCpu: parts.some((r) => r.serverCpu === null) ? null : sum('serverCpu'),
+    loadCpu: Math.max(...parts.map((r) => r.loadCpu)),
     statusCounts: parts.reduce((all, r) => {
       for (const [code, count] of Object.entries(r.statusCounts)) all[code] = (all[code] ?? 0) + count;
       return all;
@@ -172,7 +179,7 @@ async function measureService() {
   if (only.has('rebuild')) {
     const big = 'bench-big';
     const filled = await fillCustomer(client, big, rebuildEvents);
-    notes.push(`rebuild set-up: ${rebuildEvents} events written to ${big} through the batch route in ${filled.ms} ms (${Math.round(rebuildEvents / (filled.ms / 1000))} events/s, one request of 1,000 events at a time)`);
+    notes.push(`rebuild set-up: ${rebuildEvents} events written to ${big} through the batch route in ${filled.ms} ms (${Math.round(rebuildEvents / (filled.ms / 1000))} events/s, 4 requests of 1,000 events in flight)`);
     await server.stop();
     server = await startServer({ store, keys: keysPath });
     servers[0] = server;
@@ -198,7 +205,8 @@ async function measureService() {
 function printTable() {
   const floor = rows.find((r) => r.name.includes('floor'))?.rps;
   const fmt = (n, digits = 0) => (n === null || n === undefined ? '' : Number(n).toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
-  const header = ['workload', 'requests/s', 'p50 ms', 'p99 ms', 'events/s', 'vs floor', 'failed', 'target'];
+  const header = ['workload', 'requests/s', 'p50 ms', 'p99 ms', 'events/s', 'vs floor', 'failed', 'CPU server / load', 'target'];
+  const percent = (x) => (x === null || x === undefined ? '?' : `${Math.round(100 * x)}%`);
   const lines = rows.map((r) => [
     r.name,
     fmt(r.rps),
@@ -207,6 +215,7 @@ function printTable() {
     fmt(r.eventsPerSecond),
     floor && r.rps !== null && !r.name.includes('floor') ? `${Math.round((100 * r.rps) / floor)}%` : '',
     String(r.failed),
+    r.serverCpu === undefined ? '' : `${percent(r.serverCpu)} / ${percent(r.loadCpu)}`,
     r.target,
   ]);
   console.log('');
@@ -214,6 +223,8 @@ function printTable() {
   console.log(`|${header.map(() => '---').join('|')}|`);
   for (const l of lines) console.log(`| ${l.join(' | ')} |`);
   console.log('');
+  console.log('# CPU: of one core, over the measured seconds: the server process(es) / the autocannon process (2 cores in all)');
+  console.log(`# load average after the run: ${loadavg()[0].toFixed(2)}`);
   for (const n of notes) console.log(`# ${n}`);
 }
 
