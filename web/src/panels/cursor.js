@@ -122,6 +122,8 @@ function showTip(event) {
   const chart = /** @type {any} */ (event.target).closest?.('.layered');
   const { left, top } = chart?.getBoundingClientRect() ?? {};
   const text = chart?.describe?.(event.clientX - left, event.clientY - top) ?? null;
+  // A grant bar opens its burn-down on click: say so with the pointer.
+  stack.classList.toggle('over-bar', Boolean(chart?.grantAt?.(event.clientX - left, event.clientY - top)));
   if (text === null) return hideTip();
   tip.textContent = text;
   tip.hidden = false;
@@ -134,6 +136,7 @@ function showTip(event) {
 }
 function hideTip() {
   tip.hidden = true;
+  stack.classList.remove('over-bar');
 }
 
 /** Where a press began and on which grant bar, if any: a press and release in place on a bar opens its burn-down. */
