@@ -42,9 +42,44 @@ struct GrantDraw {
   int64_t amount;
 };
 
+// Accepted consumptions an engine re-drew, each with its draws before that re-draw, in the
+// order re-drawn. A consumption may appear more than once in one log (its first entry has
+// its draws before all of them), and a re-draw may leave its draws as they were. The ledger
+// keeps one log per call to say which allocations the call changed (Ledger::reallocated).
+class RedrawLog {
+ public:
+  void clear() {
+    entries_.clear();
+    draws_.clear();
+  }
+  void add(uint32_t handle, const Draw* begin, const Draw* end) {
+    entries_.push_back({handle, static_cast<uint32_t>(draws_.size()), static_cast<uint32_t>(end - begin)});
+    draws_.insert(draws_.end(), begin, end);
+  }
+  size_t size() const { return entries_.size(); }
+  uint32_t handle(size_t i) const { return entries_[i].handle; }
+  const Draw* beforeBegin(size_t i) const { return draws_.data() + entries_[i].begin; }
+  const Draw* beforeEnd(size_t i) const { return beforeBegin(i) + entries_[i].size; }
+  size_t bytes() const {
+    return entries_.capacity() * sizeof(Entry) + draws_.capacity() * sizeof(Draw);
+  }
+
+ private:
+  struct Entry {
+    uint32_t handle;
+    uint32_t begin;  // into draws_
+    uint32_t size;
+  };
+  std::vector<Entry> entries_;
+  std::vector<Draw> draws_;
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
+  // Where the engine notes the accepted consumptions it re-draws (nowhere by default). A
+  // consumption accepted by the same call and dry runs are not noted.
+  void setRedrawLog(RedrawLog* log) { redrawLog_ = log; }
   // Grant `grant` was just appended to the table.
   virtual void addGrant(uint32_t grant) = 0;
   // Accepts (returns true; the consumption's handle is the number accepted before it)
@@ -73,6 +108,14 @@ class Engine {
   // Recounts the engine's state from its draws (engine_invariants.cpp): empty when every
   // invariant holds, else the first violation in words. Tests and fuzzing only.
   virtual std::string checkInvariants() const = 0;
+
+ protected:
+  void noteRedraw(uint32_t handle, const Draw* begin, const Draw* end) {
+    if (redrawLog_ != nullptr) redrawLog_->add(handle, begin, end);
+  }
+
+ private:
+  RedrawLog* redrawLog_ = nullptr;
 };
 
 // An empty engine of the given kind over `grants` (defined in ledger.cpp).

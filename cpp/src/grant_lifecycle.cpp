@@ -18,6 +18,7 @@ Status Ledger::voidGrant(std::string_view grantId, GrantChange* out) {
   if (voided == IdIndex::kNotFound) return Status::kUnknownId;
   // Its draws before the horizon are final: voiding it would re-route them.
   if (startedBeforeHorizon(voided)) return Status::kBeforeHorizon;
+  startReallocations();
   // The other grants keep their arrival order; the voided id is simply gone.
   auto table = std::make_unique<GrantTable>();
   for (uint32_t g = 0; g < grants_->size(); ++g) {
@@ -40,17 +41,18 @@ Status Ledger::setGrantEnd(std::string_view grantId, int64_t endTime, GrantChang
   if (endTime < horizon_) return Status::kBeforeHorizon;
   if (endTime < grants_->startTime[g]) return Status::kInvalidWindow;
   const int64_t oldEnd = grants_->endTime[g];
+  if (endTime != oldEnd && startedBeforeHorizon(g) && endChangeReordersFinalDraws(g, endTime)) {
+    return Status::kBeforeHorizon;
+  }
+  startReallocations();
   if (endTime == oldEnd) {
     out->applied = true;
     return Status::kOk;
   }
-  if (startedBeforeHorizon(g) && endChangeReordersFinalDraws(g, endTime)) {
-    return Status::kBeforeHorizon;
-  }
   auto table = std::make_unique<GrantTable>(*grants_);
   table->endTime[g] = endTime;
   rebuildWith(std::move(table), grantTotal_, out);
-  if (out->applied && endTime > oldEnd) retryPending(&out->acceptedPending);
+  if (out->applied && endTime > oldEnd) retryPending();
   return Status::kOk;
 }
 
@@ -83,6 +85,8 @@ void Ledger::replaceWith(std::unique_ptr<GrantTable> table, const std::vector<ui
     (void)accepted;
     ids->add(eventIds_->at(c));
   }
+  noteRebuildRedraws(*table, *engine, order);
+  engine->setRedrawLog(redrawLog_.get());
   engine_ = std::move(engine);
   eventIds_ = std::move(ids);
   grants_ = std::move(table);

@@ -23,6 +23,7 @@ namespace gcl {
 Status Ledger::compact(int64_t horizon, CompactResult* out) {
   *out = {};
   if (!isValidTime(horizon)) return Status::kInvalidTime;
+  startReallocations();
   if (horizon <= horizon_) {  // the horizon only moves forward
     out->horizon = horizon_;
     return Status::kOk;
@@ -78,14 +79,16 @@ Status Ledger::restoreGrant(std::string_view grantId, int64_t amount, int64_t st
     return same ? Status::kOk : Status::kDuplicateId;
   }
   if (amount > kMaxSafeInteger - grantTotal_) return Status::kTotalOverflow;
-  if (grantCount() + consumptionCount() >= kMaxEvents) return Status::kLimitExceeded;
+  const Status room = roomForEvent();
+  if (room != Status::kOk) return room;
+  startReallocations();
   const uint32_t grant = grants_->ids.add(grantId);
   grants_->amount.push_back(amount);
   grants_->startTime.push_back(startTime);
   grants_->endTime.push_back(endTime);
   grantTotal_ += amount;
   engine_->addGrant(grant);
-  retryPending(nullptr);
+  retryPending();
   return Status::kOk;
 }
 

@@ -157,6 +157,11 @@ bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
     order_.erase(placeOf(order_, c));
   } else {
     commitChange(c);
+    for (const RollbackEntry& entry : rollbackLog_) {
+      if (entry.handle == c) continue;  // the new consumption had no draws before
+      const Draw* before = rollbackDraws_.data() + entry.begin;
+      noteRedraw(entry.handle, before, before + entry.size);
+    }
   }
   for (const RollbackEntry& entry : rollbackLog_) touchSlot_[entry.handle] = 0;
   return funded;
@@ -231,6 +236,7 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
     if (need > 0) fresh.push_back({last, need});
     for (const Draw& draw : old) freedOf(draw.grant) += draw.amount;
     for (const Draw& draw : fresh) freedOf(draw.grant) -= draw.amount;
+    noteRedraw(c, old.data(), old.data() + old.size());
     removeDraws(c);
     setDraws(c, fresh);
   }

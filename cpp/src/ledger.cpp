@@ -67,7 +67,10 @@ bool isValidId(std::string_view id) {
 Ledger::Ledger(EngineKind kind)
     : grants_(std::make_unique<GrantTable>()),
       eventIds_(std::make_unique<IdIndex>()),
-      engine_(makeEngine(kind, *grants_)) {}
+      engine_(makeEngine(kind, *grants_)),
+      redrawLog_(std::make_unique<RedrawLog>()) {
+  engine_->setRedrawLog(redrawLog_.get());
+}
 
 Ledger::~Ledger() = default;
 
@@ -83,22 +86,42 @@ Status Ledger::addGrant(std::string_view grantId, int64_t amount, int64_t startT
     const bool same = grants_->amount[existing] == amount &&
                       grants_->startTime[existing] == startTime &&
                       grants_->endTime[existing] == endTime;
-    return same ? Status::kOk : Status::kDuplicateId;
+    if (!same) return Status::kDuplicateId;
+    startReallocations();  // an identical retry: returns kOk and changes nothing
+    return Status::kOk;
   }
   if (amount > kMaxSafeInteger - grantTotal_) return Status::kTotalOverflow;
-  if (grantCount() + consumptionCount() >= kMaxEvents) return Status::kLimitExceeded;
+  const Status room = roomForEvent();
+  if (room != Status::kOk) return room;
+  startReallocations();
   const uint32_t grant = grants_->ids.add(grantId);
   grants_->amount.push_back(amount);
   grants_->startTime.push_back(startTime);
   grants_->endTime.push_back(endTime);
   grantTotal_ += amount;
   engine_->addGrant(grant);
-  retryPending(nullptr);
+  retryPending();
   return Status::kOk;
 }
 
 Status Ledger::consume(std::string_view eventId, int64_t amount, int64_t timestamp,
                        bool* accepted) {
+  bool retry = false;
+  const Status admitted = admitConsumption(eventId, amount, timestamp, &retry);
+  if (admitted != Status::kOk) return admitted;
+  startReallocations();
+  if (retry) {
+    *accepted = true;
+    return Status::kOk;
+  }
+  *accepted = engine_->consume(amount, timestamp);
+  if (*accepted) acceptEventId(eventId);
+  return Status::kOk;
+}
+
+Status Ledger::admitConsumption(std::string_view eventId, int64_t amount, int64_t timestamp,
+                                bool* retry) const {
+  *retry = false;
   const Status valid = checkConsumption(eventId, amount, timestamp);
   if (valid != Status::kOk) return valid;
   if (timestamp < horizon_) return Status::kBeforeHorizon;
@@ -107,15 +130,17 @@ Status Ledger::consume(std::string_view eventId, int64_t amount, int64_t timesta
     const bool same =
         engine_->amountOf(existing) == amount && engine_->timestampOf(existing) == timestamp;
     if (!same) return Status::kDuplicateId;
-    *accepted = true;
+    *retry = true;
     return Status::kOk;
   }
   const Status pendingStatus = checkPending(eventId, amount, timestamp);
   if (pendingStatus != Status::kOk) return pendingStatus;
-  if (grantCount() + consumptionCount() >= kMaxEvents) return Status::kLimitExceeded;
-  *accepted = engine_->consume(amount, timestamp);
-  if (*accepted) acceptEventId(eventId);
-  return Status::kOk;
+  return roomForEvent();
+}
+
+Status Ledger::roomForEvent(size_t queued) const {
+  return grantCount() + consumptionCount() + queued >= kMaxEvents ? Status::kLimitExceeded
+                                                                  : Status::kOk;
 }
 
 Status Ledger::getBalance(int64_t timestamp, int64_t* balance) const {
@@ -164,7 +189,7 @@ ConsumptionRecord Ledger::consumption(size_t index) const {
 size_t Ledger::memoryBytes() const {
   return grants_->ids.bytes() + grants_->amount.capacity() * 3 * sizeof(int64_t) +
          eventIds_->bytes() + engine_->bytes() + (pending_ ? pending_->bytes() : 0) +
-         (headroomIndex_ ? headroomIndex_->bytes() : 0);
+         (headroomIndex_ ? headroomIndex_->bytes() : 0) + redrawLog_->bytes();
 }
 
 }  // namespace gcl

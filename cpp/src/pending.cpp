@@ -16,8 +16,10 @@ Status Ledger::submit(std::string_view eventId, int64_t amount, int64_t timestam
   if (timestamp < horizon_) return Status::kBeforeHorizon;
   if (pending_ && pending_->find(eventId) != nullptr) {
     const Status same = checkPending(eventId, amount, timestamp);
-    if (same == Status::kOk) *outcome = SubmitOutcome::kQueued;
-    return same;
+    if (same != Status::kOk) return same;
+    startReallocations();
+    *outcome = SubmitOutcome::kQueued;
+    return Status::kOk;
   }
   bool accepted = false;
   const Status status = consume(eventId, amount, timestamp, &accepted);
@@ -26,8 +28,8 @@ Status Ledger::submit(std::string_view eventId, int64_t amount, int64_t timestam
     *outcome = SubmitOutcome::kAccepted;
     return Status::kOk;
   }
-  if (grantCount() + consumptionCount() + pendingCount() >= kMaxEvents)
-    return Status::kLimitExceeded;
+  const Status room = roomForEvent(pendingCount());
+  if (room != Status::kOk) return room;
   if (!pending_) pending_ = std::make_unique<PendingQueue>();
   pending_->add({std::string(eventId), amount, timestamp});
   *outcome = SubmitOutcome::kQueued;
@@ -43,6 +45,7 @@ size_t Ledger::pendingCount() const { return pending_ ? pending_->size() : 0; }
 
 Status Ledger::cancelPending(std::string_view eventId, bool* cancelled) {
   if (!isValidId(eventId)) return Status::kInvalidId;
+  startReallocations();
   *cancelled = pending_ && pending_->remove(eventId);
   return Status::kOk;
 }
@@ -65,17 +68,16 @@ void Ledger::acceptEventId(std::string_view eventId) {
   if (pending_) pending_->remove(eventId);
 }
 
-void Ledger::retryPending(std::vector<std::string>* acceptedIds) {
+void Ledger::retryPending() {
   if (!pending_ || pending_->empty()) return;
   // Accepting one only takes credit away, so one pass in retry order finds every one
   // that the change lets in.
   std::vector<PendingConsumption> waiting;
   pending_->list(&waiting);
   for (PendingConsumption& candidate : waiting) {
-    if (grantCount() + consumptionCount() >= kMaxEvents) break;
+    if (roomForEvent() != Status::kOk) break;
     if (!engine_->consume(candidate.amount, candidate.timestamp)) continue;
     acceptEventId(candidate.eventId);
-    if (acceptedIds != nullptr) acceptedIds->push_back(candidate.eventId);
     acceptedPending_.push_back(std::move(candidate));
   }
 }

@@ -56,22 +56,16 @@ Status Ledger::headroom(int64_t timestamp, int64_t* amount) const {
 Status Ledger::tryConsume(std::string_view eventId, int64_t amount, int64_t timestamp, bool dryRun,
                           ConsumeResult* out) {
   *out = {};
-  Status status = checkConsumption(eventId, amount, timestamp);
-  if (status != Status::kOk) return status;
-  if (timestamp < horizon_) return Status::kBeforeHorizon;
+  Status status = Status::kOk;
   if (dryRun) {
-    // The checks consume() makes before it draws, in the same order.
-    const uint32_t existing = eventIds_->find(eventId);
-    if (existing != IdIndex::kNotFound) {
-      if (engine_->amountOf(existing) != amount || engine_->timestampOf(existing) != timestamp) {
-        return Status::kDuplicateId;
-      }
+    // consume()'s own checks, then the engine's answer without the change.
+    bool retry = false;
+    status = admitConsumption(eventId, amount, timestamp, &retry);
+    if (status != Status::kOk) return status;
+    if (retry) {
       out->accepted = true;
       return allocations(eventId, &out->allocations);
     }
-    status = checkPending(eventId, amount, timestamp);
-    if (status != Status::kOk) return status;
-    if (grantCount() + consumptionCount() >= kMaxEvents) return Status::kLimitExceeded;
     out->accepted = engine_->wouldAccept(amount, timestamp);
   } else {
     status = consume(eventId, amount, timestamp, &out->accepted);

@@ -7,26 +7,36 @@
 namespace gcl {
 
 void ReplayEngine::addGrant(uint32_t /*grant*/) {
-  const bool funded = replay();  // more supply never unfunds an accepted consumption
+  const bool funded = replay(/*noteRedraws=*/true);  // more supply never unfunds an accepted consumption
   (void)funded;
 }
 
 bool ReplayEngine::consume(int64_t amount, int64_t timestamp) {
   consumptions_.push_back({amount, timestamp});
-  if (replay()) return true;
+  if (replay(/*noteRedraws=*/true)) return true;
   consumptions_.pop_back();
   return false;
 }
 
-bool ReplayEngine::replay() {
+bool ReplayEngine::replay(bool noteRedraws) {
   const std::vector<uint32_t> order = replayOrder(*this, consumptions_.size());
   std::vector<TimedAmount> ordered;
   ordered.reserve(order.size());
   for (uint32_t c : order) ordered.push_back({consumptions_[c].timestamp, consumptions_[c].amount});
   std::vector<std::vector<Draw>> byPosition;
   if (firstUnfunded(grants_, ordered, &byPosition) != ordered.size()) return false;
-  draws_.assign(order.size(), {});
+  // Every consumption is re-drawn; those accepted before this call (draws_ has their old
+  // draws) and drawn differently now are the ones it moved.
+  std::vector<std::vector<Draw>> before(order.size());
+  before.swap(draws_);
   for (size_t i = 0; i < order.size(); ++i) draws_[order[i]] = std::move(byPosition[i]);
+  if (noteRedraws) {
+    for (uint32_t c = 0; c < before.size() && c < draws_.size(); ++c) {
+      const bool same = std::equal(before[c].begin(), before[c].end(), draws_[c].begin(), draws_[c].end(),
+                                   [](const Draw& a, const Draw& b) { return a.grant == b.grant && a.amount == b.amount; });
+      if (!same) noteRedraw(c, before[c].data(), before[c].data() + before[c].size());
+    }
+  }
   return true;
 }
 
@@ -66,7 +76,7 @@ void ReplayEngine::balanceCurve(int64_t from, int64_t to, std::vector<BalancePoi
 bool ReplayEngine::wouldAccept(int64_t amount, int64_t timestamp) {
   std::vector<std::vector<Draw>> kept = draws_;  // replay() replaces them when funded
   consumptions_.push_back({amount, timestamp});
-  const bool funded = replay();
+  const bool funded = replay(/*noteRedraws=*/false);
   consumptions_.pop_back();
   draws_ = std::move(kept);
   return funded;

@@ -35,7 +35,8 @@ class ReplayEngine final : public Engine {
     int64_t timestamp;
   };
   // Replays all consumptions; returns false (leaving draws_ untouched) if one is unfunded.
-  bool replay();
+  // With noteRedraws, notes every consumption whose draws the replay changed.
+  bool replay(bool noteRedraws);
 
   const GrantTable& grants_;
   std::vector<Consumption> consumptions_;  // in acceptance order

@@ -70,7 +70,6 @@ inline Outcome applyLedgerOp(gcl::Ledger& ledger, const Op& op) {
   Outcome outcome{gcl::Status::kOk, false, ""};
   auto change = [&](const gcl::GrantChange& c) {
     std::string text = c.applied ? "applied" : "refused, blocked by " + c.blockingEventId;
-    for (const std::string& id : c.acceptedPending) text += " +" + id;
     return text;
   };
   switch (op.kind) {

@@ -122,10 +122,11 @@ struct BurnDown {
 };
 
 // Outcome of voidGrant / setGrantEnd.
+// (The queued consumptions an extension lets in leave through takeAcceptedPending, like
+// those any other call lets in.)
 struct GrantChange {
   bool applied = false;
-  std::string blockingEventId;               // set when refused
-  std::vector<std::string> acceptedPending;  // queued consumptions the change let in
+  std::string blockingEventId;  // set when refused
 };
 
 // A consumption queued by Ledger::submit.
@@ -136,6 +137,14 @@ struct PendingConsumption {
 };
 
 enum class SubmitOutcome : int32_t { kAccepted = 0, kQueued = 1 };
+
+// An accepted consumption whose allocations a call changed (Ledger::reallocated).
+struct Reallocation {
+  std::string eventId;
+  int64_t amount;
+  int64_t timestamp;
+  std::vector<Allocation> allocations;  // its draws now, in draw order
+};
 
 // What Ledger::compact made final and freed.
 struct CompactResult {
@@ -149,6 +158,7 @@ class Engine;
 class HeadroomIndex;
 class IdIndex;
 class PendingQueue;
+class RedrawLog;
 struct GrantTable;
 
 class Ledger {
@@ -223,7 +233,7 @@ class Ledger {
   // Removes a grant; its id is free again afterwards.
   Status voidGrant(std::string_view grantId, GrantChange* out);
   // Moves a grant's end (early expiry or extension); kInvalidWindow if endTime < startTime.
-  // An extension then retries the queued consumptions (out->acceptedPending).
+  // An extension then retries the queued consumptions (takeAcceptedPending).
   Status setGrantEnd(std::string_view grantId, int64_t endTime, GrantChange* out);
 
   // --- Pending consumptions (cpp/src/pending.cpp) ---
@@ -262,6 +272,17 @@ class Ledger {
   // Otherwise it is addGrant().
   Status restoreGrant(std::string_view grantId, int64_t amount, int64_t startTime, int64_t endTime);
 
+  // --- Reallocations (cpp/src/reallocation.cpp) ---
+
+  // The accepted consumptions whose allocations the last call changed, in replay order,
+  // with their allocations now: a late grant or a backdated consumption re-routes earlier
+  // draws, voidGrant / setGrantEnd move draws off a grant. "The last call" is the most
+  // recent addGrant, consume, tryConsume (not a dry run), submit, voidGrant, setGrantEnd,
+  // cancelPending or compact that returned kOk; a call that fails leaves the answer as it
+  // was. Consumptions the call itself accepted are not listed (they had no allocations
+  // before it). Cost: the consumptions the engine re-drew in that call.
+  void reallocated(std::vector<Reallocation>* out) const;
+
   // Checks the ledger's and its engine's internal invariants (tests and fuzzing; O((n + G)
   // log(n + G))). Empty when they hold, else the first violation in words.
   std::string checkInvariants() const;
@@ -275,7 +296,20 @@ class Ledger {
   // Pending consumptions (cpp/src/pending.cpp); created on first use.
   Status checkPending(std::string_view eventId, int64_t amount, int64_t timestamp) const;
   void acceptEventId(std::string_view eventId);
-  void retryPending(std::vector<std::string>* acceptedIds);
+  void retryPending();
+  // The checks consume() makes before it draws, in order (validation, the horizon, ids,
+  // the event limit). Sets *retry for an identical retry of an accepted consumption.
+  Status admitConsumption(std::string_view eventId, int64_t amount, int64_t timestamp,
+                          bool* retry) const;
+  // kLimitExceeded when one more event would pass kMaxEvents, counting `queued` queued
+  // consumptions as events too: the one place the event limit is checked.
+  Status roomForEvent(size_t queued = 0) const;
+  // Starts what reallocated() reports: called by each call it covers once the call's
+  // checks have passed (reallocation.cpp).
+  void startReallocations();
+  // Notes the consumptions a rebuild (replaceWith) draws differently (reallocation.cpp).
+  void noteRebuildRedraws(const GrantTable& table, const Engine& engine,
+                          const std::vector<uint32_t>& order);
   // Swaps in `table` if every accepted consumption stays funded under it (grant_lifecycle.cpp).
   void rebuildWith(std::unique_ptr<GrantTable> table, int64_t total, GrantChange* out);
 
@@ -296,6 +330,10 @@ class Ledger {
   // Everything strictly before it is final (compact); grants whose stored startTime is
   // before it were carried across it and start there.
   int64_t horizon_ = 0;
+  // What the last call re-drew (reallocated()); consumptions from handle
+  // reallocationFrom_ on were accepted by that call.
+  std::unique_ptr<RedrawLog> redrawLog_;
+  size_t reallocationFrom_ = 0;
 };
 
 // True when `id` is non-empty, at most kMaxIdBytes and well-formed UTF-8 (no surrogates,

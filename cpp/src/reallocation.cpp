@@ -1,0 +1,74 @@
+// Which accepted consumptions a call re-routed (Ledger::reallocated). The engine notes
+// each consumption it re-draws with its draws before (RedrawLog, engine.h); a rebuild
+// compares the old and the new engine. A read compares each noted consumption's first
+// "before" with its draws now, so a consumption re-drawn onto the same grants is not listed.
+#include <algorithm>
+
+#include "engine.h"
+#include "gpu_credit_ledger/ledger.h"
+#include "id_index.h"
+
+namespace gcl {
+namespace {
+
+bool sameDraws(const Draw* begin, const Draw* end, const std::vector<Draw>& other) {
+  return std::equal(begin, end, other.begin(), other.end(),
+                    [](const Draw& a, const Draw& b) { return a.grant == b.grant && a.amount == b.amount; });
+}
+
+}  // namespace
+
+void Ledger::startReallocations() {
+  redrawLog_->clear();
+  reallocationFrom_ = consumptionCount();
+}
+
+void Ledger::noteRebuildRedraws(const GrantTable& table, const Engine& engine,
+                                const std::vector<uint32_t>& order) {
+  // Consumption order[i] is consumption i of the rebuilt engine; grants are matched by id
+  // (a voided grant has none: kNotFound never matches a real draw).
+  redrawLog_->clear();
+  std::vector<Draw> before;
+  std::vector<Draw> now;
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    engine_->draws(order[i], &before);
+    engine.draws(i, &now);
+    for (Draw& draw : before) draw.grant = table.ids.find(grants_->ids.at(draw.grant));
+    if (!sameDraws(before.data(), before.data() + before.size(), now)) {
+      redrawLog_->add(i, before.data(), before.data() + before.size());
+    }
+  }
+  // The handles of the consumptions the call accepted stay where they were (their count
+  // does not change); a rebuild that drops consumptions (compact) accepts none.
+  reallocationFrom_ = std::min(reallocationFrom_, order.size());
+}
+
+void Ledger::reallocated(std::vector<Reallocation>* out) const {
+  out->clear();
+  // The first entry of each consumption holds its draws before the call.
+  std::vector<size_t> first;
+  first.reserve(redrawLog_->size());
+  for (size_t i = 0; i < redrawLog_->size(); ++i) {
+    if (redrawLog_->handle(i) < reallocationFrom_) first.push_back(i);
+  }
+  std::stable_sort(first.begin(), first.end(),
+                   [&](size_t a, size_t b) { return redrawLog_->handle(a) < redrawLog_->handle(b); });
+  first.erase(std::unique(first.begin(), first.end(),
+                          [&](size_t a, size_t b) { return redrawLog_->handle(a) == redrawLog_->handle(b); }),
+              first.end());
+  std::vector<Draw> now;
+  for (size_t i : first) {
+    const uint32_t c = redrawLog_->handle(i);
+    engine_->draws(c, &now);
+    if (sameDraws(redrawLog_->beforeBegin(i), redrawLog_->beforeEnd(i), now)) continue;
+    Reallocation moved{std::string(eventIds_->at(c)), engine_->amountOf(c), engine_->timestampOf(c), {}};
+    allocations(moved.eventId, &moved.allocations);
+    out->push_back(std::move(moved));
+  }
+  // Replay order: (timestamp, acceptance order); `first` was in acceptance order.
+  std::stable_sort(out->begin(), out->end(), [](const Reallocation& a, const Reallocation& b) {
+    return a.timestamp < b.timestamp;
+  });
+}
+
+}  // namespace gcl
