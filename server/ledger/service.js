@@ -3,7 +3,8 @@
 // Per customer, requests run strictly one at a time in arrival order (a FIFO). A write
 // is applied to the cached ledger at once and its log entries join the open batch; the
 // batch is committed in ONE store transaction on setImmediate (so every write of the same
-// event-loop turn shares it), and only then are its requests answered. A request that
+// event-loop turn shares it; while a commit is in flight, the next batch gathers until it
+// ends), and only then are its requests answered. A request that
 // arrives for a customer whose writes sit in the open batch runs too (it sees them), but
 // is answered only after that commit: no answer ever reveals uncommitted state. While a
 // batch is being committed (a networked store), its customers' next requests wait.
@@ -39,6 +40,7 @@ class Slot {
 class Batch {
   groups = new Map(); // Slot → entries
   answers = []; // [slot, task, out | null, error | null] in run order
+  scheduled = false; // its flush is on setImmediate
   append(slot, entries) {
     const list = this.groups.get(slot);
     if (list === undefined) this.groups.set(slot, entries.slice());
@@ -157,11 +159,18 @@ export class LedgerService {
 
   #openBatch() {
     if (this.#open === null) {
-      const batch = new Batch();
-      this.#open = batch;
-      setImmediate(() => this.#flush(batch));
+      this.#open = new Batch();
+      if (this.#flushing.size === 0) this.#scheduleFlush(this.#open);
     }
     return this.#open;
+  }
+
+  // One commit at a time: while one is in flight, the open batch keeps gathering the
+  // writes of every other customer and is flushed as soon as that commit ends.
+  #scheduleFlush(batch) {
+    if (batch.scheduled) return;
+    batch.scheduled = true;
+    setImmediate(() => this.#flush(batch));
   }
 
   async #catchUp(slot) {
@@ -279,6 +288,7 @@ export class LedgerService {
       for (let i = retry.length - 1; i >= 0; i--) retry[i][0].waiting.unshift(retry[i][1]);
     }
     for (const slot of batch.groups.keys()) this.#pump(slot);
+    if (this.#open !== null) this.#scheduleFlush(this.#open);
     this.#evictOverBudget(false);
   }
 

@@ -1,8 +1,11 @@
-// The embedded store: one SQLite file through better-sqlite3 (synchronous calls; the
-// async methods resolve at once). WAL with synchronous=FULL: a commit is on disk before
-// it returns, so an acknowledged write survives a crash of the process or the machine.
+// The embedded store: one SQLite file through better-sqlite3. Reads run on the main
+// thread's connection (they resolve at once); group commits run on a commit thread with
+// its own connection. WAL with synchronous=FULL: a commit is on disk before it resolves,
+// so an acknowledged write survives a crash of the process or the machine.
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { StoreConflictError } from './interface.js';
+import { configure, makeCommit } from './sqlite-commit.js';
 
 // Each migration runs once, in order; PRAGMA user_version records how far a file got.
 const MIGRATIONS = [
@@ -51,6 +54,10 @@ export class SqliteStore {
   #path;
   #db = null;
   #sql = null;
+  #thread = null;
+  #commits = new Map(); // commit id → { resolve, reject }, in flight on the commit thread
+  #lastCommitId = 0;
+  #closing = false;
 
   constructor(path) {
     this.#path = path;
@@ -58,9 +65,7 @@ export class SqliteStore {
 
   async open() {
     const db = new Database(this.#path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.pragma('busy_timeout = 5000');
+    configure(db);
     const migrate = db.transaction(() => {
       const version = db.pragma('user_version', { simple: true });
       for (let v = version; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]);
@@ -73,12 +78,6 @@ export class SqliteStore {
       head: db.prepare('SELECT last_seq FROM heads WHERE customer = ?').pluck(true),
       snapshot: db.prepare('SELECT seq, horizon, document FROM snapshots WHERE customer = ? ORDER BY seq DESC LIMIT 1'),
       after: entries('SELECT seq, kind, id, amount, t1, t2 FROM log WHERE customer = ? AND seq > ? ORDER BY seq'),
-      insert: db.prepare('INSERT INTO log (customer, seq, kind, id, amount, t1, t2) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-      // Moves a head only from the seq the writer computed on: 0 rows changed = conflict.
-      moveHead: db.prepare(
-        `INSERT INTO heads (customer, last_seq) VALUES (?, ?)
-         ON CONFLICT (customer) DO UPDATE SET last_seq = excluded.last_seq WHERE heads.last_seq = ?`,
-      ),
       // Log or archive: after a cleanup pass, consumptions at or after the horizon may be archived.
       consumed: db.prepare(
         `SELECT amount, t1 AS timestamp FROM log WHERE customer = @customer AND id = @id AND kind = 'consume'
@@ -98,21 +97,10 @@ export class SqliteStore {
          ORDER BY seq DESC LIMIT 1`,
       ),
     };
-    this.#sql.commit = db.transaction((groups) => {
-      const conflicts = [];
-      for (const { customer, baseSeq, entries: list } of groups) {
-        const last = baseSeq + list.length;
-        // For a customer without a head, baseSeq must be 0: the insert creates it.
-        const moved = baseSeq === 0 ? this.#createHead(customer, last) : this.#sql.moveHead.run(customer, last, baseSeq).changes === 1;
-        if (!moved) {
-          conflicts.push(customer);
-          continue;
-        }
-        let seq = baseSeq;
-        for (const [kind, id, amount, t1, t2] of list) this.#sql.insert.run(customer, ++seq, kind, id, amount, t1, t2);
-      }
-      if (conflicts.length > 0) throw new StoreConflictError(conflicts);
-    });
+    // This connection's commit serves the cleanup job; the group commit goes through the
+    // commit thread (sqlite-commit-thread.js), which has its own connection.
+    this.#sql.commit = makeCommit(db);
+    await this.#startThread();
   }
 
   /** See interface.js: the cleanup job's append + snapshot + archive, in one transaction. */
@@ -130,12 +118,6 @@ export class SqliteStore {
 
   async findEntry(customer, kind, id) {
     return this.#sql.findEntry.get(customer, kind, id, customer, kind, id) ?? null;
-  }
-
-  #createHead(customer, last) {
-    if (this.#sql.head.get(customer) !== undefined) return false;
-    this.#sql.moveHead.run(customer, last, 0);
-    return true;
   }
 
   async load(customer) {
@@ -157,8 +139,44 @@ export class SqliteStore {
     return this.#sql.after.all(customer, seq);
   }
 
-  async commit(groups) {
-    this.#sql.commit.immediate(groups);
+  /** Appends on the commit thread; resolves once the transaction is on disk. */
+  commit(groups) {
+    if (this.#thread === null) return Promise.reject(new Error('the SQLite commit thread is not running'));
+    return new Promise((resolve, reject) => {
+      const id = ++this.#lastCommitId;
+      this.#commits.set(id, { resolve, reject });
+      this.#thread.postMessage({ id, groups });
+    });
+  }
+
+  #startThread() {
+    const thread = new Worker(new URL('./sqlite-commit-thread.js', import.meta.url), { workerData: { path: this.#path } });
+    this.#thread = thread;
+    thread.on('message', (message) => {
+      if (message.ready) return;
+      const commit = this.#commits.get(message.id);
+      this.#commits.delete(message.id);
+      if (message.error === undefined) commit.resolve();
+      else if (message.error.conflicts) commit.reject(new StoreConflictError(message.error.conflicts));
+      else commit.reject(new Error(message.error.message));
+    });
+    // A dead thread fails the commits it held (503: nothing of them is acknowledged) and
+    // is replaced, so that the service keeps serving.
+    thread.on('error', (error) => this.#threadDied(thread, error));
+    thread.on('exit', (code) => this.#threadDied(thread, new Error(`the SQLite commit thread exited with code ${code}`)));
+    return new Promise((resolve, reject) => {
+      thread.once('message', resolve);
+      thread.once('error', reject);
+    });
+  }
+
+  #threadDied(thread, error) {
+    if (this.#thread !== thread) return;
+    this.#thread = null;
+    const failed = [...this.#commits.values()];
+    this.#commits.clear();
+    for (const commit of failed) commit.reject(error);
+    if (!this.#closing) this.#startThread().catch(() => {});
   }
 
   async findConsumption(customer, eventId) {
@@ -168,6 +186,10 @@ export class SqliteStore {
   }
 
   async close() {
+    this.#closing = true;
+    const thread = this.#thread;
+    this.#thread = null;
+    if (thread !== null) await thread.terminate();
     if (this.#db === null) return;
     this.#db.close();
     this.#db = null;
