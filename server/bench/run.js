@@ -3,7 +3,7 @@
 //
 //   node server/bench/run.js [--duration 10] [--connections 64] [--customers 1000]
 //     [--batch 100] [--rebuild-events 1000000] [--store PATH | --store postgres://…]
-//     [--only floor,single,batch,reads,rebuild] [--store postgres [--instances 3]]
+//     [--only floor,single,batch,reads,cached-reads,rebuild] [--store postgres [--instances 3]]
 //
 // --store is passed to the service as LEDGER_STORE (default: a SQLite file in a temp
 // folder), so another store implementation is benchmarked by naming it there.
@@ -87,7 +87,7 @@ async function main() {
     await noop.stop();
   }
 
-  if (['single', 'batch', 'reads', 'rebuild'].some((name) => only.has(name))) await measureService();
+  if (['single', 'batch', 'reads', 'cached-reads', 'rebuild'].some((name) => only.has(name))) await measureService();
   printTable();
 }
 
@@ -129,7 +129,7 @@ async function measureService() {
   for (let k = 1; k < instances; k++) servers.push(await startServer({ store, keys: keysPath }));
   const client = makeClient({ target: server, key: keys.admin, maxSockets: 16 });
 
-  if (only.has('single') || only.has('batch') || only.has('reads')) {
+  if (only.has('single') || only.has('batch') || only.has('reads') || only.has('cached-reads')) {
     // One long grant per customer, so that every consumption below is accepted.
     const started = Date.now();
     for (let i = 0; i < customers; i += 1) {
@@ -174,6 +174,17 @@ async function measureService() {
       request: (i, k) => ({ method: 'GET', path: `/v1/customers/${customerId(shareOf(k, instances, i))}/balance?at=${i % 100_000}` }),
     });
     row('balance reads', r, { eventsPerRequest: null, target: '>= 80% of floor' });
+  }
+
+  if (only.has('cached-reads')) {
+    // ?consistency=cached: no catch-up query (the same as a strong read on SQLite).
+    const r = await measureAll(servers, {
+      connections,
+      duration,
+      headers: auth,
+      request: (i, k) => ({ method: 'GET', path: `/v1/customers/${customerId(shareOf(k, instances, i))}/balance?at=${i % 100_000}&consistency=cached` }),
+    });
+    row('balance reads, ?consistency=cached', r, { eventsPerRequest: null });
   }
 
   if (only.has('rebuild')) {

@@ -37,6 +37,8 @@ const MAX = Number.MAX_SAFE_INTEGER;
 // [name, method, path, options, status, code, field the message must name]
 const BAD = [
   ['bad JSON', 'POST', `${base}/grants`, { raw: '{"grantId": "g9",' }, 400, 'INVALID_ARGUMENT'],
+  ['body as text/plain', 'POST', `${base}/consumptions`, { raw: JSON.stringify(consumption), type: 'text/plain' }, 400, 'INVALID_ARGUMENT', 'body'],
+  ['body of another media type', 'POST', `${base}/consumptions`, { raw: '<c/>', type: 'application/xml' }, 400, 'INVALID_ARGUMENT', 'JSON'],
   ['JSON that is not an object', 'POST', `${base}/grants`, { raw: '[1, 2]' }, 400, 'INVALID_ARGUMENT', 'body'],
   ['empty JSON body', 'POST', `${base}/consumptions`, { raw: '' }, 400, 'INVALID_ARGUMENT', 'body'],
   ['string for a number', 'POST', `${base}/grants`, { body: { ...grant, amount: '5' } }, 400, 'INVALID_ARGUMENT', 'amount'],

@@ -30,7 +30,8 @@ const FASTIFY_CODES = {
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'INVALID_ARGUMENT', 'body is not valid JSON'],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'INVALID_ARGUMENT', 'body is empty but its content type is JSON'],
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'PAYLOAD_TOO_LARGE', 'body is larger than 1 MiB'],
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'UNSUPPORTED_MEDIA_TYPE', 'body must be application/json'],
+  // A body not declared as JSON is bad JSON to this API (the contract's 400 INVALID_ARGUMENT).
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [400, 'INVALID_ARGUMENT', 'body must be JSON (content-type: application/json)'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'INVALID_ARGUMENT', 'content-length does not match the body'],
   FST_UNDER_PRESSURE: [503, 'UNAVAILABLE', 'the server is overloaded; retry later'],
 };
