@@ -43,7 +43,8 @@ export async function fillCustomer(client, customer, events, inFlight = 4) {
 export async function readMetric(target, word) {
   const client = makeClient({ target });
   try {
-    const answer = await client.request('GET', '/metrics');
+    // Retried: right after a long rebuild the service may still shed load (503).
+    const answer = await client.untilAnswered('GET', '/metrics', undefined, { deadline: Date.now() + 10_000 });
     if (answer.status !== 200) return `GET /metrics: ${answer.status}`;
     const sums = new Map();
     for (const line of String(answer.body).split('\n')) {
