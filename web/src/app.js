@@ -112,11 +112,13 @@ export async function loadScenario({ preset = null, ops = [], cursor } = {}) {
   const ticket = ++loads;
   const started = performance.now();
   let session;
+  let where = '';
   if (preset?.name === 'random') {
     setStatus(`Replaying the random scenario (seed ${preset.seed}) in a worker…`);
     document.body.dataset.loading = 'true';
     try {
       session = await replayInWorker(preset);
+      where = ' (in a worker)';
     } catch (error) {
       // The worker could not run (or its reply could not be loaded): replay here instead, as exact.
       console.info(`replay worker: ${error.message}; replaying on the page`);
@@ -134,11 +136,11 @@ export async function loadScenario({ preset = null, ops = [], cursor } = {}) {
     session.runAll(presetOps(preset), { record: false });
   }
   session.runAll(ops, { record: true });
-  showSession(session, { preset, cursor, loadMs: performance.now() - started });
+  showSession(session, { preset, cursor, where, loadMs: performance.now() - started });
 }
 
 /** Shows a session built elsewhere (a scenario replayed, or a snapshot loaded). */
-export function showSession(session, { preset = null, cursor, loadMs }) {
+export function showSession(session, { preset = null, cursor, where = '', loadMs }) {
   state.session?.dispose();
   state.session = session;
   state.preset = preset;
@@ -150,7 +152,6 @@ export function showSession(session, { preset = null, cursor, loadMs }) {
   const renderMs = render();
   if (session.log.length > 0) {
     const name = preset?.name === 'random' ? `Random scenario (seed ${preset.seed})` : SEED_PRESETS[preset?.name]?.label ?? 'Scenario';
-    const where = preset?.name === 'random' ? ' (in a worker)' : '';
     setStatus(`${name}: ${formatNumber(session.log.length)} calls replayed${where} in ${loadMs.toFixed(0)} ms, drawn in ${renderMs.toFixed(0)} ms.`);
   } else {
     setStatus('');
