@@ -6,13 +6,15 @@
 // engine's state is self-consistent, and a call that could not change the ledger (refused,
 // rejected, a retry, a refused lifecycle change, a queued submission) changed nothing.
 //
-// The grant lifecycle and pending consumptions are in the stream too; the model only
-// covers the core calls (grants, consumptions, balances), so it drops out at the first
-// of those.
+// The grant lifecycle, pending consumptions and compact (the finality horizon) are in the
+// stream too; the model only covers the core calls (grants, consumptions, balances), so it
+// drops out at the first of those. After every call both engines' invariants are
+// recounted (Ledger::checkInvariants).
 //
 // Byte format (tests/fuzz/make_corpus.py writes it): one opcode byte per call, then its
 // fields. Opcode % 12: 0-1 addGrant(id, amount, start, end); 2-4 consume(id, amount, time);
-// 5 repeat(back, tweak); 6 query(kind, ...); 7 the same as 2-4 or 0-1 with an id taken
+// 5 repeat(back, tweak); 6 query(kind, ...), kind % 4: 0 getBalance(time), 1
+// balanceCurve(from, to), 2 allocations(id), 3 compact(horizon); 7 the same as 2-4 or 0-1 with an id taken
 // from the other namespace; 8 voidGrant(id); 9 setGrantEnd(id, end); 10 submit(id,
 // amount, time); 11 cancelPending(id). Numbers and ids start with a selector byte.
 #include <algorithm>
@@ -37,7 +39,7 @@ using gcl_test::Op;
 constexpr size_t kMaxCalls = 64;  // the reference is quadratic per check: keep inputs fast
 
 struct Query {
-  enum class Kind { kNone, kBalance, kCurve, kAllocations };
+  enum class Kind { kNone, kBalance, kCurve, kAllocations, kCompact };
   Kind kind = Kind::kNone;
   int64_t from = 0, to = 0;
   std::string id;
@@ -182,12 +184,13 @@ std::vector<Call> decode(const uint8_t* data, size_t size) {
       }
       case 6: {
         const uint8_t kind = in.byte();
-        if (kind % 3 == 0) call.query = {Query::Kind::kBalance, in.number(), 0, ""};
-        if (kind % 3 == 1) {
+        if (kind % 4 == 0) call.query = {Query::Kind::kBalance, in.number(), 0, ""};
+        if (kind % 4 == 1) {
           const int64_t from = in.number();
           call.query = {Query::Kind::kCurve, from, in.number(), ""};
         }
-        if (kind % 3 == 2) call.query = {Query::Kind::kAllocations, 0, 0, in.id()};
+        if (kind % 4 == 2) call.query = {Query::Kind::kAllocations, 0, 0, in.id()};
+        if (kind % 4 == 3) call.query = {Query::Kind::kCompact, in.number(), 0, ""};
         break;
       }
       case 8:
@@ -238,6 +241,8 @@ std::string callText(const Call& c) {
              std::to_string(c.query.to) + ", &points)";
     case Query::Kind::kAllocations:
       return "ledger.allocations(" + gcl_test::cppLiteral(c.query.id) + ", &out)";
+    case Query::Kind::kCompact:
+      return "ledger.compact(" + std::to_string(c.query.from) + ", &compacted)";
   }
   return "";
 }
@@ -247,7 +252,8 @@ std::string callText(const Call& c) {
   std::fprintf(stderr,
                "  gcl::Ledger ledger;\n  bool accepted, cancelled;\n  int64_t b;\n"
                "  std::vector<gcl::BalancePoint> points;\n  std::vector<gcl::Allocation> out;\n"
-               "  gcl::GrantChange change;\n  gcl::SubmitOutcome submitted;\n");
+               "  gcl::GrantChange change;\n  gcl::SubmitOutcome submitted;\n"
+               "  gcl::CompactResult compacted;\n");
   for (size_t i = 0; i <= index && i < calls.size(); ++i) {
     std::fprintf(stderr, "  %s;  // #%zu\n", callText(calls[i]).c_str(), i);
   }
@@ -259,6 +265,24 @@ std::string callText(const Call& c) {
 void trace(const Call& call, const std::string& result) {
   static const bool enabled = std::getenv("GCL_FUZZ_TRACE") != nullptr;
   if (enabled) std::fprintf(stderr, "  %s;  // %s\n", callText(call).c_str(), result.c_str());
+}
+
+// compact() and what it reports.
+std::string compactResult(gcl::Ledger& ledger, int64_t horizon) {
+  gcl::CompactResult result;
+  const gcl::Status status = ledger.compact(horizon, &result);
+  std::string text = std::string(gcl::statusName(status)) + " horizon " + std::to_string(result.horizon) +
+                     " dropped " + std::to_string(result.droppedGrants) + " grants, " +
+                     std::to_string(result.droppedConsumptions) + " consumptions, queued";
+  for (const gcl::PendingConsumption& p : result.droppedPending) text += " " + p.eventId;
+  return text;
+}
+
+// The curve from the horizon on: the whole observable curve once the past is refused.
+std::string curveFromHorizon(const gcl::Ledger& ledger) {
+  std::vector<gcl::BalancePoint> points;
+  const gcl::Status status = ledger.balanceCurve(ledger.horizon(), kMaxSafeInteger, &points);
+  return std::string(gcl::statusName(status)) + " " + gcl_test::curveText(points);
 }
 
 template <typename L>
@@ -317,6 +341,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   for (size_t i = 0; i < calls.size(); ++i) {
     const Call& call = calls[i];
+    if (call.query.kind == Query::Kind::kCompact) {
+      const gcl_test::Snapshot before = gcl_test::takeSnapshot(fast, times, ids);
+      const int64_t horizonBefore = fast.horizon();
+      const std::string want = compactResult(reference, call.query.from);
+      const std::string got = compactResult(fast, call.query.from);
+      trace(call, want);
+      modelActive = false;
+      if (got != want) mismatch(calls, i, "compact: fast " + got + ", reference " + want);
+      std::string diff = fast.checkInvariants();
+      if (diff.empty()) diff = reference.checkInvariants();
+      if (diff.empty() && curveFromHorizon(fast) != curveFromHorizon(reference)) {
+        diff = "curve from the horizon: fast " + curveFromHorizon(fast) + ", reference " + curveFromHorizon(reference);
+      }
+      // At and after the horizon nothing changes: every balance there is the same.
+      previous = gcl_test::takeSnapshot(fast, times, ids);
+      for (size_t k = 0; diff.empty() && k < times.size(); ++k) {
+        if (times[k] < fast.horizon()) continue;
+        if (previous.balances[k] != before.balances[k]) {
+          diff = "compact changed getBalance(" + std::to_string(times[k]) + ")";
+        }
+      }
+      if (diff.empty() && fast.horizon() == horizonBefore) {
+        diff = gcl_test::firstDifference(before, "before", previous, "after", times, ids);
+        if (!diff.empty()) diff = "a compact that did not move the horizon changed the state: " + diff;
+      }
+      if (!diff.empty()) mismatch(calls, i, diff);
+      continue;
+    }
     if (call.query.kind != Query::Kind::kNone) {
       const std::string want = queryResult(reference, call.query);
       const std::string got = queryResult(fast, call.query);
@@ -353,7 +405,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       diff = gcl_test::firstDifference(gcl_test::takeSnapshot(model, times, ids), "model", ref,
                                        "reference", times, ids);
     }
-    if (diff.empty()) diff = gcl_test::selfInconsistency(now, times);
+    // Once compacted, times before the horizon are refused: the invariant check recounts.
+    if (diff.empty() && fast.horizon() == 0) diff = gcl_test::selfInconsistency(now, times);
+    if (diff.empty()) diff = fast.checkInvariants();
+    if (diff.empty()) diff = reference.checkInvariants();
+    if (diff.empty() && curveFromHorizon(fast) != curveFromHorizon(reference)) {
+      diff = "curve from the horizon: fast " + curveFromHorizon(fast) + ", reference " + curveFromHorizon(reference);
+    }
     // Only a call that added a grant or a consumption, voided a grant or moved an end may
     // change what the ledger shows.
     const bool mayChange =
