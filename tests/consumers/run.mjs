@@ -96,9 +96,7 @@ async function openPage(url, { before } = {}) {
   try {
     if (before) await before(page);
     await page.goto(url);
-    await page
-      .waitForFunction(() => window.__result || window.__error, null, { timeout: PAGE_TIMEOUT_MS })
-      .catch(() => {});
+    await page.waitForFunction(() => window.__result || window.__error, null, { timeout: PAGE_TIMEOUT_MS }).catch(() => {});
     const { result, error, streamed } = await page.evaluate(() => ({
       result: window.__result,
       error: window.__error,
@@ -194,7 +192,11 @@ async function runEsbuild(cell, dir) {
     logLevel: 'silent',
   });
   // e.g. an `import.meta` that an iife would leave empty
-  assert.deepEqual(warnings.map((warning) => warning.text), [], 'esbuild warned');
+  assert.deepEqual(
+    warnings.map((warning) => warning.text),
+    [],
+    'esbuild warned',
+  );
   recordSize(cell, [outfile]);
   // Served as a classic script from a page of its own (no server needed).
   const { result } = await openPage('http://consumer.test/', {
@@ -211,7 +213,9 @@ const runners = { node: runNode, tsc: runTsc, vite: runVite, esbuild: runEsbuild
 let passed = 0;
 let failed = 0;
 try {
-  console.log(`matrix: TypeScript ${JSON.parse(readFileSync(join(repo, 'node_modules/typescript-5/package.json'), 'utf8')).version}, Node ${process.version}, in ${work}`);
+  console.log(
+    `matrix: TypeScript ${JSON.parse(readFileSync(join(repo, 'node_modules/typescript-5/package.json'), 'utf8')).version}, Node ${process.version}, in ${work}`,
+  );
   const tarball = await packTarball();
   console.log(`matrix: packed ${tarball}`);
   // A few cells at a time: most of a cell's time is process start-up and waiting.

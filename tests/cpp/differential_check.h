@@ -66,6 +66,17 @@ inline Mismatch findMismatch(const std::vector<Op>& ops, const CheckOptions& opt
                   "pending: fast" + pendingText(fast) + ", reference" + pendingText(reference));
     }
     if (op.isLifecycle()) modelActive = false;
+#ifndef NDEBUG
+    // Debug and sanitizer builds recount both engines' state after every op (O(n log n)
+    // each: too slow for the Release run's thousands of long sequences).
+    for (const gcl::Ledger* ledger : {&fast, &reference}) {
+      const std::string problem = ledger->checkInvariants();
+      if (!problem.empty()) {
+        return fail(K::kInvariant, i, std::string(ledger == &fast ? "fast" : "reference") +
+                                          " invariant: " + problem);
+      }
+    }
+#endif
     if (modelActive) {
       const Outcome modelSays = applyOp(model, op);
       if (modelSays != want) {

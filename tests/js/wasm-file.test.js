@@ -8,7 +8,9 @@ import { createRequire } from 'node:module';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GPULedger as MainLedger } from 'gpu-credit-ledger';
 
-const wasmPath = createRequire(import.meta.url).resolve('gpu-credit-ledger/package.json').replace(/package\.json$/, 'dist/gpu_credit_ledger.wasm');
+const wasmPath = createRequire(import.meta.url)
+  .resolve('gpu-credit-ledger/package.json')
+  .replace(/package\.json$/, 'dist/gpu_credit_ledger.wasm');
 const wasmBytes = readFileSync(wasmPath);
 
 // A fresh copy of the module each time: it loads the WebAssembly once per instance.

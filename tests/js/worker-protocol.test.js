@@ -92,7 +92,14 @@ describe('worker protocol', () => {
     const { remote, page } = connect();
     const replies = [];
     page.addEventListener('message', (event) => replies.push(event.data));
-    for (const message of [null, 'text', { hello: 1 }, { id: 1 }, { id: {}, method: 'getBalance' }, { id: 2, method: 'getBalance', args: 'x' }]) {
+    for (const message of [
+      null,
+      'text',
+      { hello: 1 },
+      { id: 1 },
+      { id: {}, method: 'getBalance' },
+      { id: 2, method: 'getBalance', args: 'x' },
+    ]) {
       page.postMessage(message);
     }
     expect(await remote.getBalance(0)).toBe(0);
