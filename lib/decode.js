@@ -59,8 +59,8 @@ export function readConsumptions(flat) {
   return out;
 }
 
-/** The queued consumptions a call let in, each with its allocations. */
-export function readAcceptedPending(flat) {
+/** Consumptions with their allocations now: the queued ones a call let in, or the ones it re-routed. */
+export function readDrawnConsumptions(flat) {
   const out = [];
   for (let i = 0; i < flat.length; ) {
     const count = flat[i + 3];

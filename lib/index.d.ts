@@ -138,6 +138,14 @@ export interface AcceptedPending extends PendingConsumption {
   allocations: Allocation[];
 }
 
+/** An accepted consumption whose allocations a call changed, with its allocations now ({@link GPULedger.reallocated}). */
+export interface Reallocation {
+  eventId: string;
+  amount: number;
+  timestamp: number;
+  allocations: Allocation[];
+}
+
 /**
  * Raised for a well-formed call the ledger refuses: an id reused with different
  * parameters (`DUPLICATE_ID`), a disposed ledger (`DISPOSED`), a ledger at its event
@@ -291,6 +299,18 @@ export declare class GPULedger {
    * the other listeners; its error is rethrown asynchronously.
    */
   onPendingAccepted(listener: (accepted: AcceptedPending[]) => void): () => void;
+
+  /**
+   * The accepted consumptions whose allocations the last call changed, in replay order
+   * `(timestamp, acceptance order)`, with their allocations now: a late grant or a
+   * backdated consumption re-routes earlier draws, `voidGrant` / `setGrantEnd` move draws
+   * off a grant. The last call is the most recent `addGrant`, `consume`, `tryConsume` (not
+   * a dry run), `submit`, `voidGrant`, `setGrantEnd` or `cancelPending` that returned
+   * normally; a call that throws leaves the answer as it was. Consumptions that call
+   * accepted itself are not listed (they had no allocations before it); a ledger from
+   * `fromJSON` starts with `[]`. Costs what the engine re-drew in that call.
+   */
+  reallocated(): Reallocation[];
 
   /** The snapshot document of this ledger (also what `JSON.stringify(ledger)` writes). */
   toJSON(): LedgerSnapshot;

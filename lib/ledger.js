@@ -4,12 +4,12 @@
 // (lib/decode.js). Nothing reaches WASM unchecked, and no error is thrown after a change.
 import { readCoreTable } from './core-table.js';
 import {
-  readAcceptedPending,
   readAllocations,
   readBurnDown,
   readConsumeResult,
   readConsumptions,
   readCurve,
+  readDrawnConsumptions,
   readGrantChange,
   readGrants,
   readGrantStates,
@@ -78,7 +78,7 @@ export function makeApi(module) {
     #takeAcceptedPending(handle) {
       const flat = handle.takeAcceptedPending();
       if (flat === null) return [];
-      const accepted = readAcceptedPending(flat);
+      const accepted = readDrawnConsumptions(flat);
       this.#pendingListeners.notify(accepted);
       return accepted;
     }
@@ -231,6 +231,18 @@ export function makeApi(module) {
       return this.#pendingListeners.add(listener);
     }
 
+    // --- Reallocations ---
+
+    /**
+     * The accepted consumptions whose allocations the last call changed, in replay order,
+     * with their allocations now (docs/semantics.md). The last call: the most recent
+     * addGrant, consume, tryConsume (not a dry run), submit, voidGrant, setGrantEnd or
+     * cancelPending that returned normally; a call that throws leaves the answer as it was.
+     */
+    reallocated() {
+      return readDrawnConsumptions(this.#live('reallocated').reallocated());
+    }
+
     // --- Snapshots ---
 
     /** The snapshot document: grants in the order added, consumptions in acceptance order. */
@@ -258,6 +270,8 @@ export function makeApi(module) {
         if (error instanceof RangeError) throw refuse(error.message);
         throw error;
       }
+      // The rebuild's own calls are not the caller's: a restored ledger has moved nothing.
+      ledger.#live('fromJSON').clearReallocated();
       return ledger;
     }
 

@@ -30,6 +30,11 @@ class Writer {
   Writer& addConsumption(std::string_view eventId, int64_t amount, int64_t timestamp) {
     return add(eventId).add(amount).add(timestamp);
   }
+  Writer& addDrawnConsumption(std::string_view eventId, int64_t amount, int64_t timestamp,
+                              const std::vector<gcl::Allocation>& allocations) {
+    addConsumption(eventId, amount, timestamp).add(static_cast<double>(allocations.size()));
+    return addAllocations(allocations);
+  }
   val done() { return std::move(out_); }
 
  private:
@@ -101,14 +106,22 @@ val encodeConsumptions(const std::vector<gcl::PendingConsumption>& queued) {
   return out.done();
 }
 
-val encodeAcceptedPending(const std::vector<gcl::PendingConsumption>& accepted,
-                          const gcl::Ledger& ledger) {
+val encodeDrawnConsumptions(const std::vector<gcl::PendingConsumption>& accepted,
+                            const gcl::Ledger& ledger) {
   Writer out;
   std::vector<gcl::Allocation> allocations;
   for (const gcl::PendingConsumption& consumption : accepted) {
-    out.addConsumption(consumption.eventId, consumption.amount, consumption.timestamp);
     ledger.allocations(consumption.eventId, &allocations);
-    out.add(static_cast<double>(allocations.size())).addAllocations(allocations);
+    out.addDrawnConsumption(consumption.eventId, consumption.amount, consumption.timestamp, allocations);
+  }
+  return out.done();
+}
+
+val encodeDrawnConsumptions(const std::vector<gcl::Reallocation>& moved) {
+  Writer out;
+  for (const gcl::Reallocation& consumption : moved) {
+    out.addDrawnConsumption(consumption.eventId, consumption.amount, consumption.timestamp,
+                            consumption.allocations);
   }
   return out.done();
 }

@@ -45,10 +45,12 @@ val encodeGrants(const gcl::Ledger& ledger);
 val encodeConsumptions(const gcl::Ledger& ledger);
 val encodeConsumptions(const std::vector<gcl::PendingConsumption>& queued);
 
-// [eventId, amount, timestamp, allocationCount, grantId, amount, ..., eventId, ...]: the
-// queued consumptions a call let in, with their draws (readAcceptedPending).
-val encodeAcceptedPending(const std::vector<gcl::PendingConsumption>& accepted,
-                          const gcl::Ledger& ledger);
+// [eventId, amount, timestamp, allocationCount, grantId, amount, ..., eventId, ...]
+// (readDrawnConsumptions): consumptions with their draws now. The queued consumptions a
+// call let in (their draws read from `ledger`), or the ones it re-routed.
+val encodeDrawnConsumptions(const std::vector<gcl::PendingConsumption>& accepted,
+                            const gcl::Ledger& ledger);
+val encodeDrawnConsumptions(const std::vector<gcl::Reallocation>& moved);
 
 // [time, balance, time, balance, ...] written into `buffer`, which JS reads through a
 // typed-array view (readCurve): a curve can have millions of points.

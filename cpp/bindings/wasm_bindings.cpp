@@ -32,7 +32,9 @@ EMSCRIPTEN_BINDINGS(gpu_credit_ledger) {
       .function("submit", &WasmLedger::submit)
       .function("pending", &WasmLedger::pending)
       .function("cancelPending", &WasmLedger::cancelPending)
-      .function("takeAcceptedPending", &WasmLedger::takeAcceptedPending);
+      .function("takeAcceptedPending", &WasmLedger::takeAcceptedPending)
+      .function("reallocated", &WasmLedger::reallocated)
+      .function("clearReallocated", &WasmLedger::clearReallocated);
   emscripten::function("_coreTable", &gcl_wasm::coreTable);
   emscripten::function("_heapBytes", &gcl_wasm::heapBytesInUse);
   emscripten::function("_heapMax", &gcl_wasm::heapMaxBytes);

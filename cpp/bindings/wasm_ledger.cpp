@@ -164,8 +164,16 @@ WasmLedger::val WasmLedger::takeAcceptedPending() {
   std::vector<gcl::PendingConsumption> accepted;
   ledger_.takeAcceptedPending(&accepted);
   if (accepted.empty()) return val::null();
-  return encodeAcceptedPending(accepted, ledger_);
+  return encodeDrawnConsumptions(accepted, ledger_);
 }
+
+WasmLedger::val WasmLedger::reallocated() const {
+  std::vector<gcl::Reallocation> moved;
+  ledger_.reallocated(&moved);
+  return encodeDrawnConsumptions(moved);
+}
+
+void WasmLedger::clearReallocated() { ledger_.clearReallocated(); }
 
 void WasmLedger::account() {
   heap_.update(ledger_.memoryBytes() + idBuffer_.capacity() + sizeof(*this));

@@ -69,6 +69,10 @@ class WasmLedger {
   // null when no queued consumption was accepted since the last call, else the list.
   val takeAcceptedPending();
 
+  // The consumptions the last call re-routed (gcl::Ledger::reallocated).
+  val reallocated() const;
+  void clearReallocated();
+
  private:
   // Records the ledger's size in the heap budget after a call that may have changed it.
   void account();

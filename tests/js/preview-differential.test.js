@@ -1,7 +1,7 @@
 // Previews, grant lifecycle and pending queue on random call sequences: the package against the brute-force oracle
 // (PendingOracle = OracleLedger + queue). Every result, every thrown error code, every
-// listener notification and, at the end, every observable view must match. Failures
-// print the seed and the calls made.
+// listener notification, reallocated() after every call, and, at the end, every
+// observable view must match. Failures print the seed and the calls made.
 import { describe, expect, it } from 'vitest';
 import { GPULedger } from 'gpu-credit-ledger';
 import { PendingOracle } from './pending-oracle.js';
@@ -15,6 +15,26 @@ function normalize(result) {
   return { threw: error.code ?? error.constructor.name };
 }
 
+// The calls reallocated() describes when they return normally (a dry run changes nothing).
+const reportsReallocations = (method, args) =>
+  ['addGrant', 'consume', 'submit', 'voidGrant', 'setGrantEnd', 'cancelPending'].includes(method) ||
+  (method === 'tryConsume' && args[3]?.dryRun !== true);
+
+// Every accepted consumption's allocations, by id, as the oracle replays them.
+const oracleAllocations = (oracle) => new Map(oracle.accepted.map((c) => [c.eventId, oracle.allocations(c.eventId)]));
+
+// What reallocated() must say after a call, from full reads before and after it: the
+// consumptions accepted before whose allocations differ now, in replay order.
+function expectedReallocations(oracle, before) {
+  const moved = [];
+  for (const c of oracle.accepted) {
+    const was = before.get(c.eventId);
+    const now = oracle.allocations(c.eventId);
+    if (was !== undefined && JSON.stringify(was) !== JSON.stringify(now)) moved.push({ ...c, allocations: now });
+  }
+  return moved.sort((a, b) => a.timestamp - b.timestamp); // stable: ties stay in acceptance order
+}
+
 const formatArg = (value) => (typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value));
 
 class Pair {
@@ -25,6 +45,8 @@ class Pair {
     this.heard = [];
     this.ledger.onPendingAccepted((accepted) => this.heard.push(...accepted));
     this.log = [];
+    this.reallocated = [];
+    this.moves = 0; // calls that re-routed something, so that the check is not vacuous
   }
 
   context(note) {
@@ -34,10 +56,17 @@ class Pair {
 
   call(method, ...args) {
     this.heard = [];
+    const before = oracleAllocations(this.oracle);
     const actual = normalize(outcome(() => this.ledger[method](...args)));
     const expected = normalize(outcome(() => this.oracle[method](...args)));
     this.log.push(`${method}(${args.map(formatArg).join(', ')}) // ${JSON.stringify(expected)}`);
     expect(actual, this.context(`call #${this.log.length}`)).toEqual(expected);
+    // A call that throws, and a call that only reads, leave reallocated() as it was.
+    if (!expected.threw && reportsReallocations(method, args)) {
+      this.reallocated = expectedReallocations(this.oracle, before);
+      this.moves += this.reallocated.length > 0 ? 1 : 0;
+    }
+    expect(this.ledger.reallocated(), this.context(`reallocated() after call #${this.log.length}`)).toEqual(this.reallocated);
     if (method === 'addGrant' || method === 'setGrantEnd') {
       const letIn = 'error' in expected || expected.threw ? [] : this.oracle.lastAccepted;
       expect(this.heard, this.context(`listener after call #${this.log.length}`)).toEqual(letIn);
@@ -150,6 +179,7 @@ function runSequence(seed, counts, { horizon, maxGrant, maxDraw, length }) {
   }
   const times = [...new Set([0, horizon, horizon + 1, ...Array.from({ length: 12 }, time)])];
   pair.checkState({ times, eventIds, grantIds: [...grantIds, 'never'] });
+  counts.set('reallocated', (counts.get('reallocated') ?? 0) + pair.moves);
   pair.dispose();
 }
 
@@ -177,6 +207,7 @@ describe('previews differential: small colliding ranges', () => {
       'consume:DUPLICATE_ID',
       'addGrant:DUPLICATE_ID',
       'listener',
+      'reallocated',
     ]);
   });
 });
@@ -185,6 +216,6 @@ describe('previews differential: large times and amounts', () => {
   it('matches the oracle on 20 sequences with values up to 1e9', () => {
     const counts = new Map();
     for (let n = 0; n < 20; n++) runSequence(BASE_SEED + 5000 + n, counts, { horizon: 1e9, maxGrant: 1e9, maxDraw: 4e8, length: 150 });
-    expectCovered(counts, ['tryConsume:accepted', 'tryConsume:INSUFFICIENT_CREDIT', 'submit:queued', 'setGrantEnd:true']);
+    expectCovered(counts, ['tryConsume:accepted', 'tryConsume:INSUFFICIENT_CREDIT', 'submit:queued', 'setGrantEnd:true', 'reallocated']);
   });
 });

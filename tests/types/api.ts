@@ -10,6 +10,7 @@ import type {
   GrantEndResult,
   GrantState,
   PendingConsumption,
+  Reallocation,
   RejectReason,
   RemainingPoint,
 } from 'gpu-credit-ledger';
@@ -90,6 +91,10 @@ function previews(l: GPULedger): void {
   l.tryConsume('c9', 5, 5, { dryrun: true });
   // @ts-expect-error listeners receive an array
   l.onPendingAccepted((one: PendingConsumption) => void one);
-  void [room, reason, blocking, drawn, left, below, voided.applied, letIn, outcome, queue, dropped];
+  const rerouted: Reallocation[] = l.reallocated();
+  const movedTo: string = rerouted[0].allocations[0].grantId;
+  // @ts-expect-error reallocated takes no arguments
+  l.reallocated('c1');
+  void [room, reason, blocking, drawn, left, below, voided.applied, letIn, outcome, queue, dropped, movedTo];
 }
 void previews;

@@ -282,6 +282,9 @@ class Ledger {
   // was. Consumptions the call itself accepted are not listed (they had no allocations
   // before it). Cost: the consumptions the engine re-drew in that call.
   void reallocated(std::vector<Reallocation>* out) const;
+  // Empties reallocated()'s answer: for a ledger rebuilt call by call from a snapshot,
+  // whose own history the caller does not see.
+  void clearReallocated() { startReallocations(); }
 
   // Checks the ledger's and its engine's internal invariants (tests and fuzzing; O((n + G)
   // log(n + G))). Empty when they hold, else the first violation in words.
