@@ -80,3 +80,24 @@ test('preview (tryConsume with dryRun) says what Consume would do and changes no
   expect(entry.outcome).toBe('rejected');
   expect(entry.text).toMatch(/would leave c3 unfunded \(40 credits at t = 11\)/);
 });
+
+test('a late grant that ends first re-routes an earlier draw, and the log says which moved', async ({ page }) => {
+  await open(page, 'preset=seed1');
+  // g0 ends at 7, before g1 (10): earliest expiry first now funds c1 (80 at t = 6) from g0.
+  await submit(page, 'grant', { grantId: 'g0', amount: 100, startTime: 0, endTime: 7 });
+  const entry = await logEntry(page, 'addGrant', 'g0');
+  expect(entry.outcome).toBe('accepted');
+  expect(entry.text).toMatch(/Moved the funding of c1 \(t = 6\) now g0 80, was g1 80\./);
+  // c3 (t = 11) stays on g2: only what moved is listed.
+  expect(entry.text).not.toMatch(/c3/);
+  await page.selectOption('#grant-select', 'g1');
+  await expect(page.locator('#burn-draws tbody tr')).toHaveText(['No draws yet']);
+  // A backdated consumption at t = 1 takes g0 too (it ends first) and moves nothing.
+  await submit(page, 'consume', { eventId: 'c4', amount: 10, timestamp: 1 });
+  const backdated = await logEntry(page, 'consume', 'c4');
+  expect(backdated.text).toMatch(/Funded by g0 \(10\)\.$/);
+  // One more at t = 2 for 20 does not fit beside c1's 80 in g0 before t = 7: c1 spills onto g1.
+  await submit(page, 'consume', { eventId: 'c5', amount: 20, timestamp: 2 });
+  const spill = await logEntry(page, 'consume', 'c5');
+  expect(spill.text).toMatch(/Funded by g0 \(20\)\. Moved the funding of c1 \(t = 6\) now g0 70 \+ g1 10, was g0 80\./);
+});

@@ -41,6 +41,9 @@ test('the random preset loads 1,000 grants and 10,000 consumptions, and opens a 
   await expect(page.locator('#burn-card')).toHaveAttribute('data-grant-id', 'g500');
   expect(await page.locator('#burn-draws tbody tr').count()).toBeGreaterThan(0);
   await page.locator('#burn-card').screenshot({ path: testInfo.outputPath('random-burn.png') });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+  await page.locator('.charts').screenshot({ path: testInfo.outputPath('random-narrow-charts.png') });
 });
 
 test('one more consumption on the big ledger: timed with canvas marks and with SVG marks', async ({ page }) => {

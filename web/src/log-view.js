@@ -36,15 +36,13 @@ export function reasonHtml(reason, { timestamp, amount, available, blocking }) {
   return `It would leave ${blockingText(blocking)} unfunded${blockingDetail(blocking)}.`;
 }
 
+/** Which earlier draws the call re-routed (the ledger's reallocated()), the first few spelled out. */
 function changesText(entry) {
-  if (entry.changesUnreported) {
-    return `Re-read the funding of ${formatNumber(entry.changesUnreported)} draws (too many to compare here).`;
-  }
   if (!entry.changes?.length) return '';
   const listed = entry.changes.slice(0, 4).map(
     (c) => `${escape(c.eventId)} (t = ${formatNumber(c.timestamp)}) now ${escape(plainFundedBy(c.after))}, was ${escape(plainFundedBy(c.before))}`,
   );
-  const more = entry.changes.length > 4 ? `; ${entry.changes.length - 4} more` : '';
+  const more = entry.changes.length > 4 ? `; and ${formatNumber(entry.changes.length - 4)} more` : '';
   return `Moved the funding of ${listed.join('; ')}${more}.`;
 }
 

@@ -1,26 +1,9 @@
 // One ledger plus what the demo shows about it: grants, consumption attempts (accepted,
 // rejected or queued), allocations per accepted consumption (hence credit drawn per
-// grant), the pending queue and the log.
-
-/** Above this many accepted consumptions to re-read, a call's log entry does not list changed allocations. */
-export const CHANGE_REPORT_LIMIT = 500;
+// grant), the pending queue and the log. Which earlier draws a call moved comes from
+// the ledger itself (reallocated()).
 
 const addTo = (map, key, delta) => map.set(key, (map.get(key) ?? 0) + delta);
-
-function sameAllocations(a, b) {
-  return a.length === b.length && a.every((x, i) => x.grantId === b[i].grantId && x.amount === b[i].amount);
-}
-
-function upperBound(sorted, value) {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid] <= value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 const idSuffix = (prefix, id) => (typeof id === 'string' && new RegExp(`^${prefix}(\\d{1,9})$`).test(id) ? Number(id.slice(1)) : 0);
 
@@ -44,7 +27,6 @@ export class LedgerSession {
     /** eventId -> its attempt, for the consumptions waiting in the ledger's queue */
     this.queued = new Map();
     this.rejectedCount = 0;
-    this.acceptedTimes = [];
     this.log = [];
     /** the calls made since the preset (what the URL and the export carry) */
     this.ops = [];
@@ -72,7 +54,6 @@ export class LedgerSession {
       accepted: [...this.accepted.values()],
       attempts: this.attempts,
       rejectedCount: this.rejectedCount,
-      acceptedTimes: this.acceptedTimes,
       log: this.log,
       ops: this.ops,
       maxGrantNumber: this.maxGrantNumber,
@@ -90,17 +71,12 @@ export class LedgerSession {
     Object.assign(session, {
       attempts: records.attempts,
       rejectedCount: records.rejectedCount,
-      acceptedTimes: records.acceptedTimes,
       log: records.log,
       ops: records.ops,
       maxGrantNumber: records.maxGrantNumber,
       maxEventNumber: records.maxEventNumber,
     });
     return session;
-  }
-
-  get latestAcceptedTime() {
-    return this.acceptedTimes.length ? this.acceptedTimes[this.acceptedTimes.length - 1] : -Infinity;
   }
 
   nextGrantId() {
@@ -199,10 +175,7 @@ export class LedgerSession {
     this.drawn.set(grantId, 0);
     this.maxGrantNumber = Math.max(this.maxGrantNumber, idSuffix('g', grantId));
     const letIn = this.#takeLetIn();
-    // Draws from startTime on may now come from this grant (or shift because of it), and
-    // each consumption let in can move the draws after it.
-    const from = letIn.reduce((min, c) => Math.min(min, c.timestamp), startTime);
-    if (from <= this.latestAcceptedTime) this.#refreshFrom(from, entry, new Set(letIn.map((c) => c.eventId)));
+    this.#noteReallocations(entry);
     return letIn;
   }
 
@@ -210,7 +183,6 @@ export class LedgerSession {
     const { op, eventId, amount, timestamp } = call;
     const retry = this.accepted.has(eventId);
     const queuedAttempt = this.queued.get(eventId);
-    const latestBefore = this.latestAcceptedTime;
     let ok;
     if (op === 'submit') {
       ok = this.ledger.submit(eventId, amount, timestamp) === 'accepted';
@@ -258,10 +230,9 @@ export class LedgerSession {
     }
     const consumption = this.#addAccepted({ eventId, amount, timestamp });
     if (this.bulk) return;
-    // Replay order is (timestamp, acceptance): a draw at or after every other one
-    // changes nothing before it; a backdated one can move later draws.
     entry.allocations = consumption.allocations;
-    if (timestamp < latestBefore) this.#refreshFrom(timestamp + 1, entry, new Set([eventId]));
+    // A backdated consumption can move the draws after it.
+    this.#noteReallocations(entry);
   }
 
   #cancelPending({ eventId }, entry) {
@@ -291,8 +262,7 @@ export class LedgerSession {
     entry.grant = grant;
     this.grants.delete(grantId);
     this.grantsVersion++;
-    // Every draw on it is at or after its start; those and the ones after them may move.
-    if (grant) this.#refreshFrom(grant.startTime, entry, new Set());
+    this.#noteReallocations(entry);
     this.drawn.delete(grantId);
   }
 
@@ -313,8 +283,7 @@ export class LedgerSession {
     this.grants.set(grantId, { ...grant, endTime });
     this.grantsVersion++;
     const letIn = this.#takeLetIn();
-    const from = letIn.reduce((min, c) => Math.min(min, c.timestamp), grant.startTime);
-    this.#refreshFrom(from, entry, new Set(letIn.map((c) => c.eventId)));
+    this.#noteReallocations(entry);
     return letIn;
   }
 
@@ -337,7 +306,6 @@ export class LedgerSession {
   #addAccepted({ eventId, amount, timestamp }) {
     const consumption = { eventId, amount, timestamp, allocations: [] };
     this.accepted.set(eventId, consumption);
-    this.acceptedTimes.splice(upperBound(this.acceptedTimes, timestamp), 0, timestamp);
     if (!this.bulk) this.#rereadAllocations([consumption]);
     return consumption;
   }
@@ -357,22 +325,22 @@ export class LedgerSession {
     return letIn;
   }
 
-  /** Re-reads allocations of accepted draws at or after `time` (but those in `skip`), noting in the entry which changed. */
-  #refreshFrom(time, entry, skip) {
-    if (this.bulk) return;
-    const affected = [];
-    for (const c of this.accepted.values()) if (c.timestamp >= time && !skip.has(c.eventId)) affected.push(c);
-    if (affected.length === 0) return;
-    if (affected.length > CHANGE_REPORT_LIMIT) {
-      this.#rereadAllocations(affected);
-      entry.changesUnreported = affected.length;
-      return;
-    }
-    const before = new Map(affected.map((c) => [c.eventId, c.allocations]));
-    this.#rereadAllocations(affected);
-    entry.changes = affected
-      .filter((c) => !sameAllocations(before.get(c.eventId), c.allocations))
-      .map((c) => ({ eventId: c.eventId, timestamp: c.timestamp, before: before.get(c.eventId), after: c.allocations }));
+  /**
+   * Takes the new allocations of the accepted consumptions the last call re-routed, as
+   * the ledger reports them, and notes in the log entry which moved, from what to what.
+   */
+  #noteReallocations(entry) {
+    if (this.bulk) return; // runAll reads every allocation once at the end
+    const moved = this.ledger.reallocated();
+    if (moved.length === 0) return;
+    entry.changes = moved.map(({ eventId, timestamp, allocations }) => {
+      const consumption = this.accepted.get(eventId);
+      const before = consumption.allocations;
+      for (const a of before) addTo(this.drawn, a.grantId, -a.amount);
+      for (const a of allocations) addTo(this.drawn, a.grantId, a.amount);
+      consumption.allocations = allocations;
+      return { eventId, timestamp, before, after: allocations };
+    });
   }
 
   #rereadAllocations(consumptions) {
