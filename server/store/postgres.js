@@ -7,7 +7,8 @@
 // deadlock); a head that moved past the seq the entries were computed on means another
 // instance wrote first, and the whole transaction rolls back with StoreConflictError.
 // Every statement names exactly one customer_id, so with Citus (customer_id as the
-// distribution column) each one is routed to a single shard unchanged.
+// distribution column) each one is routed to a single shard unchanged. The hot statements
+// are named: each connection parses and plans them once.
 import pg from 'pg';
 import { StoreConflictError } from './interface.js';
 import { migrate } from './postgres-migrations.js';
@@ -109,7 +110,7 @@ export class PostgresStore {
   }
 
   async readAfter(customer, seq) {
-    const { rows } = await this.#pool.query({ text: SQL.tail, values: [customer, seq], rowMode: 'array' });
+    const { rows } = await this.#pool.query({ name: 'tail', text: SQL.tail, values: [customer, seq], rowMode: 'array' });
     return rows;
   }
 
@@ -119,15 +120,15 @@ export class PostgresStore {
     await this.#transaction('READ COMMITTED', async (client) => {
       for (const { customer, baseSeq, entries } of sorted) {
         await this.#lockAt(client, customer, baseSeq);
-        await client.query(SQL.append, [customer, baseSeq, ...columns(entries)]);
+        await client.query({ name: 'append', text: SQL.append, values: [customer, baseSeq, ...columns(entries)] });
       }
     });
   }
 
   /** Locks the customer's head; throws StoreConflictError unless it is still at `baseSeq`. */
   async #lockAt(client, customer, baseSeq) {
-    if (baseSeq === 0) await client.query(SQL.createHead, [customer]); // race-safe: ON CONFLICT
-    const { rows } = await client.query(SQL.lockHead, [customer]);
+    if (baseSeq === 0) await client.query({ name: 'createHead', text: SQL.createHead, values: [customer] }); // race-safe: ON CONFLICT
+    const { rows } = await client.query({ name: 'lockHead', text: SQL.lockHead, values: [customer] });
     const last = rows.length === 0 ? 0 : rows[0].last_seq;
     if (last !== baseSeq) throw new StoreConflictError([customer]);
   }

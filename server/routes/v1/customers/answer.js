@@ -5,6 +5,8 @@ import * as ops from '../../../ledger/operations.js';
 import { archivedAnswer } from '../../../cleanup/archived-retries.js';
 
 export async function answer(fastify, request, reply, op, input) {
+  // Writes catch up too: one that logs nothing (a rejection, an identical retry) is
+  // answered without a commit, so only the catch-up makes its answer current.
   const consistency = request.method === 'GET' ? readConsistency(request) : 'strong';
   let out;
   try {
