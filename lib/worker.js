@@ -11,7 +11,8 @@
 // `{ id, error: { name, code, message } }`. Messages of another shape are left alone, so
 // a worker may speak its own protocol beside this one.
 
-// Members that cannot cross a message boundary (they take functions).
+// Prototype members a request may not call: the constructor, and those that take
+// functions (a function cannot cross a message boundary).
 const NOT_REMOTE = new Set(['constructor', 'onPendingAccepted']);
 
 /**
@@ -22,7 +23,7 @@ export function exposeLedger(loadLedger, scope = globalThis) {
   if (typeof loadLedger !== 'function') {
     throw new TypeError('exposeLedger: pass the loadLedger function of gpu-credit-ledger/load or gpu-credit-ledger/wasm-file');
   }
-  const classes = Promise.resolve().then(() => loadLedger()); // starts loading now
+  const classes = Promise.resolve().then(() => loadLedger()); // loads at once; a throw becomes a rejection
   classes.catch(() => {}); // a failed load is reported to each request instead
   let ledger;
 
