@@ -1,7 +1,7 @@
 // The charts: bars, markers and the balance curve painted on canvases under Plot's
 // axes (checked by the colours on screen), the same marks as Plot SVG with ?marks=svg,
 // the cursor, the hover tip and the layout at 1280 and 390 px wide.
-import { expect, open, pixelAt, rowCentre, setCursor, test, tickCentre } from './fixtures.js';
+import { expect, open, pixelAt, rowCentre, test, tickCentre } from './fixtures.js';
 
 const COLORS = { drawn: [0x43, 0x38, 0xca], remaining: [0xc7, 0xd2, 0xfe], accepted: [0x0f, 0x76, 0x6e], rejected: [0xdc, 0x26, 0x26] };
 const near = (pixel, rgb) => pixel !== null && pixel[3] > 200 && rgb.every((c, i) => Math.abs(pixel[i] - c) <= 24);
@@ -31,7 +31,9 @@ test('canvas marks: grant bars drawn then left, markers filled when accepted, ho
   // c1 accepted at t = 6: a filled dot. c2 rejected at t = 11: a red ring, empty inside.
   const x6 = await tickCentre(page, '#timeline', '6');
   expect(near(await pixelAt(page, x6, accepted), COLORS.accepted)).toBe(true);
-  const x11 = (await tickCentre(page, '#timeline', '10')) + ((await tickCentre(page, '#timeline', '12')) - (await tickCentre(page, '#timeline', '10'))) / 2;
+  const x11 =
+    (await tickCentre(page, '#timeline', '10')) +
+    ((await tickCentre(page, '#timeline', '12')) - (await tickCentre(page, '#timeline', '10'))) / 2;
   const inside = await pixelAt(page, x11, rejected);
   expect(inside === null || inside[3] === 0).toBe(true);
   let ring = false;

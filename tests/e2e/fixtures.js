@@ -53,7 +53,10 @@ export const pendingIds = (page) => page.$$eval('#pending-list li[data-id]', (it
 export const stats = (page) =>
   page.evaluate(() =>
     Object.fromEntries(
-      [...document.querySelectorAll('#stats div')].map((d) => [d.querySelector('dt').textContent, Number(d.querySelector('dd').textContent.replaceAll(',', ''))]),
+      [...document.querySelectorAll('#stats div')].map((d) => [
+        d.querySelector('dt').textContent,
+        Number(d.querySelector('dd').textContent.replaceAll(',', '')),
+      ]),
     ),
   );
 
@@ -73,18 +76,21 @@ export async function rowCentre(page, grantId) {
 
 /** The colour [r, g, b, a] the timeline canvases show at a point on screen (canvas marks only). */
 export const pixelAt = (page, x, y) =>
-  page.evaluate(([px, py]) => {
-    for (const canvas of document.querySelectorAll('#chart-stack canvas')) {
-      const box = canvas.getBoundingClientRect();
-      if (px < box.left || px >= box.right || py < box.top || py >= box.bottom) continue;
-      const scale = canvas.width / box.width;
-      // Read through a copy made for reading, so the page's own canvas is never read back.
-      const copy = document.createElement('canvas');
-      copy.width = 1;
-      copy.height = 1;
-      const ctx = copy.getContext('2d', { willReadFrequently: true });
-      ctx.drawImage(canvas, Math.floor((px - box.left) * scale), Math.floor((py - box.top) * scale), 1, 1, 0, 0, 1, 1);
-      return [...ctx.getImageData(0, 0, 1, 1).data];
-    }
-    return null;
-  }, [x, y]);
+  page.evaluate(
+    ([px, py]) => {
+      for (const canvas of document.querySelectorAll('#chart-stack canvas')) {
+        const box = canvas.getBoundingClientRect();
+        if (px < box.left || px >= box.right || py < box.top || py >= box.bottom) continue;
+        const scale = canvas.width / box.width;
+        // Read through a copy made for reading, so the page's own canvas is never read back.
+        const copy = document.createElement('canvas');
+        copy.width = 1;
+        copy.height = 1;
+        const ctx = copy.getContext('2d', { willReadFrequently: true });
+        ctx.drawImage(canvas, Math.floor((px - box.left) * scale), Math.floor((py - box.top) * scale), 1, 1, 0, 0, 1, 1);
+        return [...ctx.getImageData(0, 0, 1, 1).data];
+      }
+      return null;
+    },
+    [x, y],
+  );

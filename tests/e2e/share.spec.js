@@ -64,7 +64,11 @@ test('a file import of 240 calls with odd ids is kept compressed in the link and
     calls.push({ op: 'addGrant', grantId: `grant ${i}, ;&=#🙂`, amount: 10 * i, startTime: i, endTime: i + 50 });
     calls.push({ op: 'consume', eventId: `use/${i}`, amount: 7 * i, timestamp: i + 20 });
   }
-  await page.setInputFiles('#import-file', { name: 'big.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ calls })) });
+  await page.setInputFiles('#import-file', {
+    name: 'big.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify({ calls })),
+  });
   await page.waitForSelector('#log li[data-id="use/120"]');
   const shown = await balance(page);
   const counts = await stats(page);

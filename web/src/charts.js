@@ -109,7 +109,12 @@ function xAxis(domain, width, options) {
   const ticks = Math.max(2, Math.min(10, Math.floor((width - left - right) / labelPx)));
   return { domain, grid: true, label: 'time', labelAnchor: 'right', tickFormat, ticks, ...options };
 }
-const frame = (width) => ({ width, marginLeft: chartMargin(width).left, marginRight: chartMargin(width).right, style: { fontSize: '11px' } });
+const frame = (width) => ({
+  width,
+  marginLeft: chartMargin(width).left,
+  marginRight: chartMargin(width).right,
+  style: { fontSize: '11px' },
+});
 
 /**
  * Plot's `render` hook for the grant bars (SVG marks): tags each bar with its grant id,
@@ -157,7 +162,8 @@ function grantsChart(session, domain, width, pxPerUnit, { marks, selected }) {
       : [];
   const { left, right } = chartMargin(width);
   const height = 52 + rowHeight * Math.max(rowNames.length, 2);
-  const emptyText = rows.length === 0 ? (session.grants.size ? 'No grant in this time range' : 'No grants yet: add one, or load a scenario') : null;
+  const emptyText =
+    rows.length === 0 ? (session.grants.size ? 'No grant in this time range' : 'No grants yet: add one, or load a scenario') : null;
   const makeSvg = () =>
     Plot.plot({
       ...frame(width),
@@ -246,7 +252,11 @@ function grantsChart(session, domain, width, pxPerUnit, { marks, selected }) {
   Object.assign(node, { grantAt: (px, py) => grantAt(px, py)?.grantId ?? null, describe, select });
   node.dataset.bars = String(rows.length);
   const inView = `${formatNumber(rows.length)} of ${formatNumber(session.grants.size)} grants in view`;
-  const caption = packed ? `${inView}, packed into ${formatNumber(rowNames.length)} rows (zoom in for one row per grant)` : rows.length ? inView : '';
+  const caption = packed
+    ? `${inView}, packed into ${formatNumber(rowNames.length)} rows (zoom in for one row per grant)`
+    : rows.length
+      ? inView
+      : '';
   return { chart: node, caption };
 }
 
@@ -357,7 +367,12 @@ function markerTitle(session, m, binWidth) {
     return `t = ${formatNumber(m.start)}…${formatNumber(m.start + binWidth - 1)}\n${formatNumber(m.count)} ${m.status}, ${formatNumber(m.weight)} credits`;
   }
   const allocations = session.accepted.get(m.eventId)?.allocations ?? [];
-  const outcome = m.status === 'accepted' ? `accepted, funded by ${fundedBy(allocations)}` : m.status === 'queued' ? 'queued: waiting for credit' : 'rejected';
+  const outcome =
+    m.status === 'accepted'
+      ? `accepted, funded by ${fundedBy(allocations)}`
+      : m.status === 'queued'
+        ? 'queued: waiting for credit'
+        : 'rejected';
   return `${m.eventId}: ${formatNumber(m.amount)} credits at t = ${formatNumber(m.timestamp)}\n${outcome}`;
 }
 
@@ -384,7 +399,10 @@ function balanceAt(session, t) {
       if (active.length < 6) active.push(g.grantId);
     }
   }
-  const valid = count === 0 ? 'no grant valid' : `${count} grant${count === 1 ? '' : 's'} valid: ${active.join(', ')}${count > active.length ? ` +${count - active.length} more` : ''}`;
+  const valid =
+    count === 0
+      ? 'no grant valid'
+      : `${count} grant${count === 1 ? '' : 's'} valid: ${active.join(', ')}${count > active.length ? ` +${count - active.length} more` : ''}`;
   return `t = ${formatNumber(t)}\nbalance ${formatNumber(session.ledger.getBalance(t))}\n${valid}`;
 }
 
@@ -396,7 +414,7 @@ function thinForDrawing(curve, from, pxPerUnit) {
   if (curve.length < 2000) return curve;
   const column = (i) => Math.floor((curve[i][0] - from) * pxPerUnit);
   const out = [];
-  for (let i = 0; i < curve.length; ) {
+  for (let i = 0; i < curve.length;) {
     const c = column(i);
     let last = i;
     let low = i;
@@ -426,7 +444,14 @@ export function balanceChart(session, domain, width, { marks }) {
     marks === 'svg'
       ? [
           Plot.areaY(drawn, { x: (p) => p[0], y: (p) => p[1], curve: 'step-after', fill: COLORS.curve, fillOpacity: 0.1 }),
-          Plot.lineY(drawn, { x: (p) => p[0], y: (p) => p[1], curve: 'step-after', stroke: COLORS.curve, strokeWidth: 2, className: 'balance-curve' }),
+          Plot.lineY(drawn, {
+            x: (p) => p[0],
+            y: (p) => p[1],
+            curve: 'step-after',
+            stroke: COLORS.curve,
+            strokeWidth: 2,
+            className: 'balance-curve',
+          }),
         ]
       : [];
   const yDomain = [0, top * 1.08];
@@ -506,7 +531,14 @@ export function burnDownChart(burn, width) {
     y: { domain: [0, amount], label: 'remaining (credits)', grid: true, nice: true, tickFormat: tickFormatFor(amount) },
     marks: [
       Plot.areaY(curve, { x: (p) => p[0], y: (p) => p[1], curve: 'step-after', fill: COLORS.curve, fillOpacity: 0.1 }),
-      Plot.lineY(curve, { x: (p) => p[0], y: (p) => p[1], curve: 'step-after', stroke: COLORS.curve, strokeWidth: 2, className: 'burn-curve' }),
+      Plot.lineY(curve, {
+        x: (p) => p[0],
+        y: (p) => p[1],
+        curve: 'step-after',
+        stroke: COLORS.curve,
+        strokeWidth: 2,
+        className: 'burn-curve',
+      }),
       Plot.dot(dots, { x: 'time', y: 'left', r: 3, fill: COLORS.accepted, className: 'burn-draws' }),
       Plot.ruleY([0]),
       Plot.tip(dots, Plot.pointerX({ x: 'time', y: 'left', title: 'title' })),

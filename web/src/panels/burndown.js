@@ -17,7 +17,9 @@ function renderPicker() {
   if (picker.session !== session || picker.version !== session.grantsVersion) {
     const options = ['<option value="">Choose a grant…</option>'];
     for (const g of session.grants.values()) {
-      options.push(`<option value="${escape(g.grantId)}">${escape(g.grantId)} · ${formatNumber(g.amount)} credits · t = ${formatNumber(g.startTime)}…${formatNumber(g.endTime)}</option>`);
+      options.push(
+        `<option value="${escape(g.grantId)}">${escape(g.grantId)} · ${formatNumber(g.amount)} credits · t = ${formatNumber(g.startTime)}…${formatNumber(g.endTime)}</option>`,
+      );
     }
     select.innerHTML = options.join('');
     picker = { session, version: session.grantsVersion };
@@ -44,14 +46,16 @@ function renderBurnDown() {
   const left = burn.amount - drawn;
   $('burn-summary').innerHTML =
     `<b>${escape(burn.grantId)}</b>: ${formatNumber(burn.amount)} credits valid t = ${formatNumber(burn.startTime)}…${formatNumber(burn.endTime)}; ` +
-    `${formatNumber(drawn)} drawn by ${formatNumber(events)} consumption${events === 1 ? '' : 's'}, ${formatNumber(left)} left ${left > 0 ? `(expires unused after t = ${formatNumber(burn.endTime)})` : ''}`.trim() + '.';
+    `${formatNumber(drawn)} drawn by ${formatNumber(events)} consumption${events === 1 ? '' : 's'}, ${formatNumber(left)} left ${left > 0 ? `(expires unused after t = ${formatNumber(burn.endTime)})` : ''}`.trim() +
+    '.';
   renderChart();
-  const rows = burn.draws.slice(0, TABLE_LIMIT).map(
-    (d) => `<tr><td>${formatNumber(d.timestamp)}</td><td>${escape(d.eventId)}</td><td>${formatNumber(d.amount)}</td></tr>`,
-  );
+  const rows = burn.draws
+    .slice(0, TABLE_LIMIT)
+    .map((d) => `<tr><td>${formatNumber(d.timestamp)}</td><td>${escape(d.eventId)}</td><td>${formatNumber(d.amount)}</td></tr>`);
   if (rows.length === 0) rows.push('<tr><td colspan="3" class="draws__none">No draws yet</td></tr>');
   $('burn-draws').tBodies[0].innerHTML = rows.join('');
-  $('burn-draws-note').textContent = burn.draws.length > TABLE_LIMIT ? `First ${TABLE_LIMIT} of ${formatNumber(burn.draws.length)} draws.` : '';
+  $('burn-draws-note').textContent =
+    burn.draws.length > TABLE_LIMIT ? `First ${TABLE_LIMIT} of ${formatNumber(burn.draws.length)} draws.` : '';
   $('grant-end').value = burn.endTime;
   $('burn-card').dataset.grantId = burn.grantId;
 }

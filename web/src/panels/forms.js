@@ -69,7 +69,9 @@ $('preview-button').addEventListener('click', () => {
       timestamp,
       amount,
       available: result.reason === 'INSUFFICIENT_CREDIT' ? session.ledger.getBalance(timestamp) : undefined,
-      blocking: blocker ? { eventId: blocker.eventId, amount: blocker.amount, timestamp: blocker.timestamp } : { eventId: result.blockingEventId },
+      blocking: blocker
+        ? { eventId: blocker.eventId, amount: blocker.amount, timestamp: blocker.timestamp }
+        : { eventId: result.blockingEventId },
     });
     const queued = session.queued.has(eventId);
     const then = queued ? ' It stays queued.' : queueBox.checked ? ' With the queue box ticked, it would be queued.' : '';
