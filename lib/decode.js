@@ -76,3 +76,15 @@ export function readCurve(view, count) {
   for (let i = 0; i < count; i++) out[i] = [view[2 * i], view[2 * i + 1]];
   return out;
 }
+
+/**
+ * What compact() made final: [horizon, droppedGrants, droppedConsumptions, (eventId,
+ * amount, timestamp) per dropped queued consumption].
+ * @param {ArrayLike<any>} flat
+ * @returns {import('./index.js').CompactResult}
+ */
+export function readCompactResult(flat) {
+  const droppedPending = [];
+  for (let i = 3; i < flat.length; i += 3) droppedPending.push({ eventId: flat[i], amount: flat[i + 1], timestamp: flat[i + 2] });
+  return { horizon: flat[0], droppedGrants: flat[1], droppedConsumptions: flat[2], droppedPending };
+}

@@ -6,6 +6,7 @@ import { readCoreTable } from './core-table.js';
 import {
   readAllocations,
   readBurnDown,
+  readCompactResult,
   readConsumeResult,
   readConsumptions,
   readCurve,
@@ -110,7 +111,9 @@ export function makeApi(module) {
     getBalance(timestamp) {
       const handle = this.#live('getBalance');
       checkTime('getBalance', 'timestamp', timestamp);
-      return handle.getBalance(timestamp);
+      const balance = handle.getBalance(timestamp);
+      if (balance < 0) throw statusError('getBalance', -balance, `timestamp ${timestamp}`);
+      return balance;
     }
 
     allocations(eventId) {
@@ -243,12 +246,46 @@ export function makeApi(module) {
       return readDrawnConsumptions(this.#live('reallocated').reallocated());
     }
 
+    // --- Finality horizon ---
+
+    /**
+     * Makes everything strictly before `horizon` final and frees it (README, "Finality
+     * horizon"). Returns the horizon now in force and what was dropped; a horizon at or
+     * below the current one changes nothing.
+     */
+    compact(horizon) {
+      const handle = this.#live('compact');
+      checkTime('compact', 'horizon', horizon);
+      const flat = handle.compact(horizon);
+      if (failed(flat)) throw statusError('compact', -flat);
+      return readCompactResult(flat);
+    }
+
+    /** Everything strictly before it is final (0 until the first compact). */
+    get horizon() {
+      return this.#live('horizon').horizon();
+    }
+
     // --- Snapshots ---
 
-    /** The snapshot document: grants in the order added, consumptions in acceptance order. */
+    /**
+     * The snapshot document (version 2): the horizon, grants in the order added (one that
+     * started before the horizon holds what was left of it there), consumptions in
+     * acceptance order.
+     */
     toJSON() {
       const handle = this.#live('toJSON');
-      return writeSnapshot(readGrants(handle.grants()), readConsumptions(handle.consumptions()));
+      return writeSnapshot(readGrants(handle.grants()), readConsumptions(handle.consumptions()), handle.horizon());
+    }
+
+    /**
+     * A snapshot's grant: one that started before the horizon was carried across it and
+     * holds what was left of it there (possibly 0); any other is addGrant's.
+     */
+    #restoreGrant({ grantId, amount, startTime, endTime }) {
+      const handle = this.#live('fromJSON');
+      const status = handle.restoreGrant(this.#id(grantId), amount, startTime, endTime);
+      if (status !== Status.OK) throw statusError('fromJSON', status, `grant ${JSON.stringify(grantId)}`);
     }
 
     /**
@@ -256,10 +293,11 @@ export function makeApi(module) {
      * built, a document that is malformed or that the rules would not have accepted.
      */
     static fromJSON(snapshot) {
-      const { grants, consumptions, refuse } = readSnapshot(snapshot, checks);
+      const { horizon, grants, consumptions, refuse } = readSnapshot(snapshot, checks);
       const ledger = new GPULedger();
       try {
-        for (const grant of grants) ledger.addGrant(grant.grantId, grant.amount, grant.startTime, grant.endTime);
+        if (horizon > 0) ledger.compact(horizon); // an empty ledger: only sets the horizon
+        for (const grant of grants) ledger.#restoreGrant(grant);
         consumptions.forEach((consumption, i) => {
           if (!ledger.consume(consumption.eventId, consumption.amount, consumption.timestamp)) {
             throw refuse(`consumptions[${i}] (${JSON.stringify(consumption.eventId)}) cannot be funded: the rules would have rejected it`);

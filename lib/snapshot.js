@@ -2,11 +2,11 @@
 import { LedgerError } from './errors.js';
 
 export const SNAPSHOT_FORMAT = 'gpu-credit-ledger';
-export const SNAPSHOT_VERSION = 1;
+export const SNAPSHOT_VERSION = 2;
 
 /** The document for the ledger's grants (as added) and consumptions (as accepted), read by lib/decode.js. */
-export function writeSnapshot(grants, consumptions) {
-  return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, grants, consumptions };
+export function writeSnapshot(grants, consumptions, horizon) {
+  return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, horizon, grants, consumptions };
 }
 
 function refuse(message) {
@@ -37,7 +37,8 @@ function checkEntries(list, path, keys) {
 
 /**
  * Checks the document's shape and every field with the methods' own checks (`checks`,
- * from makeChecks); returns { grants, consumptions, refuse }. What replaying it means
+ * from makeChecks); returns { horizon, grants, consumptions, refuse } (horizon 0 for
+ * version 1). What replaying it means
  * (every consumption accepted) is checked by the caller, which refuses through `refuse`.
  */
 export function readSnapshot(input, { checkId, checkAmount, checkTime, checkWindow }) {
@@ -51,8 +52,15 @@ export function readSnapshot(input, { checkId, checkAmount, checkTime, checkWind
   }
   if (!isPlainObject(doc)) throw refuse('the snapshot must be an object or its JSON text');
   if (doc.format !== SNAPSHOT_FORMAT) throw refuse(`format must be ${JSON.stringify(SNAPSHOT_FORMAT)}`);
-  if (doc.version !== SNAPSHOT_VERSION) {
-    throw refuse(`unknown version ${JSON.stringify(doc.version)} (this build reads version ${SNAPSHOT_VERSION})`);
+  if (doc.version !== 1 && doc.version !== SNAPSHOT_VERSION) {
+    throw refuse(`unknown version ${JSON.stringify(doc.version)} (this build reads versions 1 and ${SNAPSHOT_VERSION})`);
+  }
+  // Version 2 adds the finality horizon (README, "Finality horizon"); version 1 has none.
+  let horizon = 0;
+  if (doc.version === 1 && 'horizon' in doc) throw refuse('horizon needs version 2');
+  if (doc.version === 2) {
+    field(checkTime, 'horizon', doc.horizon);
+    horizon = doc.horizon;
   }
   checkEntries(doc.grants, 'grants', ['grantId', 'amount', 'startTime', 'endTime']);
   checkEntries(doc.consumptions, 'consumptions', ['eventId', 'amount', 'timestamp']);
@@ -60,10 +68,14 @@ export function readSnapshot(input, { checkId, checkAmount, checkTime, checkWind
   doc.grants.forEach((grant, i) => {
     const at = `grants[${i}]`;
     field(checkId, `${at}.grantId`, grant.grantId);
-    field(checkAmount, `${at}.amount`, grant.amount);
+    // A grant carried across the horizon (it started before it) holds what was left of it
+    // there, which may be nothing.
+    const carried = Number.isSafeInteger(grant.startTime) && grant.startTime < horizon;
+    if (!(carried && grant.amount === 0)) field(checkAmount, `${at}.amount`, grant.amount);
     field(checkTime, `${at}.startTime`, grant.startTime);
     field(checkTime, `${at}.endTime`, grant.endTime);
     field(checkWindow, `${at}.startTime`, grant.startTime, `${at}.endTime`, grant.endTime);
+    if (grant.endTime < horizon) throw refuse(`${at}.endTime ${grant.endTime} is before the horizon ${horizon}`);
     if (grantIds.has(grant.grantId)) throw refuse(`${at}.grantId ${JSON.stringify(grant.grantId)} appears twice`);
     grantIds.add(grant.grantId);
   });
@@ -73,10 +85,13 @@ export function readSnapshot(input, { checkId, checkAmount, checkTime, checkWind
     field(checkId, `${at}.eventId`, consumption.eventId);
     field(checkAmount, `${at}.amount`, consumption.amount);
     field(checkTime, `${at}.timestamp`, consumption.timestamp);
+    if (consumption.timestamp < horizon) {
+      throw refuse(`${at}.timestamp ${consumption.timestamp} is before the horizon ${horizon}`);
+    }
     if (eventIds.has(consumption.eventId)) {
       throw refuse(`${at}.eventId ${JSON.stringify(consumption.eventId)} appears twice`);
     }
     eventIds.add(consumption.eventId);
   });
-  return { grants: doc.grants, consumptions: doc.consumptions, refuse };
+  return { horizon, grants: doc.grants, consumptions: doc.consumptions, refuse };
 }

@@ -16,6 +16,8 @@ export function makeStatusErrors(Status) {
         return new RangeError(`${method}: amount would bring the total of all grants above 2^53 - 1`);
       case Status.LIMIT_EXCEEDED:
         return new LedgerError('LIMIT_EXCEEDED', `${method}: the ledger holds the maximum number of events`);
+      case Status.BEFORE_HORIZON:
+        return new LedgerError('BEFORE_HORIZON', `${method}: ${what ?? 'this call'} needs history before the finality horizon, which is final (compact)`);
       case Status.OUT_OF_MEMORY:
         return new LedgerError('OUT_OF_MEMORY', `${method}: the WebAssembly heap cannot grow enough for this call`);
       default:

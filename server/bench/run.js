@@ -87,8 +87,11 @@ async function main() {
     await noop.stop();
   }
 
-  if (['single', 'batch', 'reads', 'cached-reads', 'rebuild'].some((name) => only.has(name))) await measureService();
-  printTable();
+  try {
+    if (['single', 'batch', 'reads', 'cached-reads', 'rebuild'].some((name) => only.has(name))) await measureService();
+  } finally {
+    printTable(); // what was measured before a failure is still worth seeing
+  }
 }
 
 /**
@@ -194,7 +197,8 @@ async function measureService() {
     await server.stop();
     server = await startServer({ store, keys: keysPath });
     servers[0] = server;
-    const fresh = makeClient({ target: server, key: keys.admin, maxSockets: 1 });
+    // The first read waits for the whole rebuild: a generous timeout on a busy machine.
+    const fresh = makeClient({ target: server, key: keys.admin, maxSockets: 1, timeoutMs: 300_000 });
     const t0 = process.hrtime.bigint();
     const first = await fresh.request('GET', `/v1/customers/${big}/balance?at=${FAR}`);
     const firstMs = Number(process.hrtime.bigint() - t0) / 1e6;

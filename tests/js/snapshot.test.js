@@ -43,7 +43,8 @@ describe('snapshots', () => {
     const ledger = seedLedger();
     expect(ledger.toJSON()).toEqual({
       format: 'gpu-credit-ledger',
-      version: 1,
+      version: 2,
+      horizon: 0,
       grants: [
         { grantId: 'g1', amount: 100, startTime: 0, endTime: 10 },
         { grantId: 'g2', amount: 50, startTime: 5, endTime: 15 },
@@ -104,7 +105,9 @@ describe('snapshots', () => {
     ['a non-object', () => 42],
     ['null', () => null],
     ['a wrong format name', () => ({ ...base(), format: 'other' })],
-    ['an unknown version', () => ({ ...base(), version: 2 })],
+    ['an unknown version', () => ({ ...base(), version: 3 })],
+    ['a version-1 document with a horizon', () => ({ ...base(), version: 1 })],
+    ['a version-2 document without a horizon', () => ({ ...base(), horizon: undefined })],
     ['a missing version', () => ({ ...base(), version: undefined })],
     ['grants that are not an array', () => ({ ...base(), grants: {} })],
     ['a grant that is not an object', () => ({ ...base(), grants: [7] })],
