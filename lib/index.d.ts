@@ -33,18 +33,45 @@ export type LedgerErrorCode =
   | 'LIMIT_EXCEEDED'
   | 'OUT_OF_MEMORY'
   | 'INVALID_SNAPSHOT'
-  | 'UNKNOWN_ID';
+  | 'UNKNOWN_ID'
+  | 'BEFORE_HORIZON';
 
 /**
- * A ledger as data (`toJSON()` / `GPULedger.fromJSON()`), version 1: the grants in the order
- * they were added and the accepted consumptions in acceptance order. Replaying it
- * rebuilds an identical ledger: same balances, allocations and future decisions.
+ * A ledger as data (`toJSON()` / `GPULedger.fromJSON()`), version 2: the finality
+ * horizon (0 if never compacted), the grants in the order they were added and the accepted
+ * consumptions in acceptance order. A grant whose `startTime` is before the horizon was
+ * carried across it: its `amount` is what was left of it at the horizon (possibly 0).
+ * Replaying it rebuilds an identical ledger: same balances, allocations, refusals and
+ * future decisions.
  */
 export interface LedgerSnapshot {
   format: 'gpu-credit-ledger';
-  version: 1;
+  version: 2;
+  horizon: number;
   grants: Array<{ grantId: string; amount: number; startTime: number; endTime: number }>;
   consumptions: Array<{ eventId: string; amount: number; timestamp: number }>;
+}
+
+/** Version 1, what earlier releases wrote: as version 2 without the horizon. `fromJSON` reads it. */
+export interface LedgerSnapshotV1 {
+  format: 'gpu-credit-ledger';
+  version: 1;
+  grants: LedgerSnapshot['grants'];
+  consumptions: LedgerSnapshot['consumptions'];
+}
+
+/**
+ * What {@link GPULedger.compact} made final and freed.
+ * - `horizon`: the horizon in force after the call (the old one if the call did not move it).
+ * - `droppedGrants`: grants that ended before it.
+ * - `droppedConsumptions`: accepted consumptions before it; their ids are forgotten.
+ * - `droppedPending`: queued consumptions before it, in retry order; they will never be accepted.
+ */
+export interface CompactResult {
+  horizon: number;
+  droppedGrants: number;
+  droppedConsumptions: number;
+  droppedPending: PendingConsumption[];
 }
 
 /**
@@ -151,7 +178,8 @@ export interface Reallocation {
  * parameters (`DUPLICATE_ID`), a disposed ledger (`DISPOSED`), a ledger at its event
  * limit (`LIMIT_EXCEEDED`), a call that could need more memory than the WebAssembly heap
  * can grow to (`OUT_OF_MEMORY`), a snapshot `fromJSON` refuses (`INVALID_SNAPSHOT`), or a
- * grant id that `voidGrant` / `setGrantEnd` cannot find (`UNKNOWN_ID`).
+ * grant id that `voidGrant` / `setGrantEnd` cannot find (`UNKNOWN_ID`), or a call that needs
+ * history before the finality horizon (`BEFORE_HORIZON`, see {@link GPULedger.compact}).
  * The ledger is unchanged and usable after any error.
  */
 export declare class LedgerError extends Error {
@@ -312,6 +340,27 @@ export declare class GPULedger {
    */
   reallocated(): Reallocation[];
 
+  /**
+   * Makes everything strictly before `horizon` final and frees its memory. Afterwards the
+   * ledger answers every call it accepts exactly like a fresh ledger built from: each
+   * grant with `endTime >= horizon`, starting at `max(startTime, horizon)` with what the
+   * consumptions before `horizon` left in it (kept even at 0 while its window is open, so
+   * its id stays taken); then the accepted consumptions at or after `horizon`, in replay
+   * order. Every call that needs the past throws `LedgerError` `BEFORE_HORIZON` and
+   * changes nothing: a grant starting before it; `consume` / `tryConsume` / `submit` before
+   * it (a dropped event's retry too: its id is forgotten); `getBalance`, `headroom`,
+   * `grantsAt` before it; `balanceCurve` / `nextBelow` from before it; `voidGrant` of a
+   * grant that started before it; `setGrantEnd` to an end before it, or of a grant that
+   * started before it when another such grant lies between its old and new place in
+   * `(endTime, grantId)` order. The horizon only moves forward: a value at or below the
+   * current one changes nothing. `RangeError` for a time outside `[0, 2^53 - 1]`.
+   * Rebuilds the kept state: O((n + g) log(n + g)) in what it keeps.
+   */
+  compact(horizon: number): CompactResult;
+
+  /** Everything strictly before it is final ({@link GPULedger.compact}); 0 initially. */
+  readonly horizon: number;
+
   /** The snapshot document of this ledger (also what `JSON.stringify(ledger)` writes). */
   toJSON(): LedgerSnapshot;
 
@@ -321,7 +370,7 @@ export declare class GPULedger {
    * the rules would not have accepted is refused with `LedgerError` `INVALID_SNAPSHOT`
    * (the message names the entry at fault); nothing is built then.
    */
-  static fromJSON(snapshot: LedgerSnapshot | string): GPULedger;
+  static fromJSON(snapshot: LedgerSnapshot | LedgerSnapshotV1 | string): GPULedger;
 
   /** Bytes in use on the WebAssembly heap that all ledgers share. Walks the heap: for diagnostics and leak tests. */
   static wasmHeapBytes(): number;

@@ -1,5 +1,5 @@
 // The grant burn-down panel and the grant lifecycle calls it makes (voidGrant, setGrantEnd).
-import { expect, logEntry, open, rowCentre, setCursor, test, tickCentre } from './fixtures.js';
+import { expect, logEntry, open, pixelAt, rowCentre, setCursor, test, tickCentre } from './fixtures.js';
 
 // Seed example 1, c4 queued then let in by g3, c5 left in the queue.
 const SCENARIO = 'preset=seed1&ops=s,c4,30,12;g,g3,30,12,20;s,c5,500,14&t=6';
@@ -15,6 +15,15 @@ test('clicking a grant bar opens its burn-down; void and early end are refused, 
   await expect(page.locator('#burn-summary')).toContainText('g1: 100 credits valid t = 0…10; 80 drawn by 1 consumption, 20 left');
   expect(((await page.getAttribute('#burn-chart svg g.burn-curve path', 'd')) ?? '').length).toBeGreaterThan(10);
   await expect(page.locator('#grant-select')).toHaveValue('g1');
+  // The chosen bar is outlined (amber): at its start edge (t = 0), not inside it (t = 4).
+  const amber = (p) => p !== null && p[3] > 200 && Math.abs(p[0] - 0xf5) < 24 && Math.abs(p[1] - 0x9e) < 24 && Math.abs(p[2] - 0x0b) < 24;
+  const amberNear = async (x, y) => {
+    for (let dx = -2; dx <= 2; dx++) if (amber(await pixelAt(page, x + dx, y))) return true;
+    return false;
+  };
+  const g1 = await rowCentre(page, 'g1');
+  expect(await amberNear(await tickCentre(page, '#timeline', '0'), g1)).toBe(true);
+  expect(await amberNear(await tickCentre(page, '#timeline', '4'), g1)).toBe(false);
 
   await page.click('#void-grant-button');
   let entry = await logEntry(page, 'voidGrant', 'g1');

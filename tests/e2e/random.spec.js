@@ -34,6 +34,12 @@ test('the random preset loads 1,000 grants and 10,000 consumptions, and opens a 
   expect(counts.accepted + counts.rejected).toBe(10_000);
   expect(counts.rejected).toBeGreaterThan(0);
   await expect(page.locator('#timeline-caption')).toContainText('1,000 of 1,000 grants in view, packed into');
+  // Headroom at the cursor is at most the balance there (later draws may reserve some).
+  const balance = Number(await page.getAttribute('#balance-readout', 'data-value'));
+  const room = Number(await headroom(page));
+  expect(balance).toBeGreaterThan(0);
+  expect(room).toBeGreaterThanOrEqual(0);
+  expect(room).toBeLessThanOrEqual(balance);
   console.log(`  ${await page.textContent('#status')}`);
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: testInfo.outputPath('random-desktop.png') });
