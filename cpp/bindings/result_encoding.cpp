@@ -126,6 +126,17 @@ val encodeDrawnConsumptions(const std::vector<gcl::Reallocation>& moved) {
   return out.done();
 }
 
+val encodeCompactResult(const gcl::CompactResult& result) {
+  Writer out;
+  out.add(result.horizon)
+      .add(static_cast<double>(result.droppedGrants))
+      .add(static_cast<double>(result.droppedConsumptions));
+  for (const gcl::PendingConsumption& queued : result.droppedPending) {
+    out.addConsumption(queued.eventId, queued.amount, queued.timestamp);
+  }
+  return out.done();
+}
+
 void encodeCurve(const std::vector<gcl::BalancePoint>& points, std::vector<double>* buffer) {
   buffer->clear();
   buffer->reserve(points.size() * 2);

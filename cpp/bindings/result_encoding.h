@@ -52,6 +52,10 @@ val encodeDrawnConsumptions(const std::vector<gcl::PendingConsumption>& accepted
                             const gcl::Ledger& ledger);
 val encodeDrawnConsumptions(const std::vector<gcl::Reallocation>& moved);
 
+// [horizon, droppedGrants, droppedConsumptions, (eventId, amount, timestamp) per dropped
+// queued consumption] (readCompactResult).
+val encodeCompactResult(const gcl::CompactResult& result);
+
 // [time, balance, time, balance, ...] written into `buffer`, which JS reads through a
 // typed-array view (readCurve): a curve can have millions of points.
 void encodeCurve(const std::vector<gcl::BalancePoint>& points, std::vector<double>* buffer);

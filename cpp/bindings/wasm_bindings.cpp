@@ -34,7 +34,10 @@ EMSCRIPTEN_BINDINGS(gpu_credit_ledger) {
       .function("cancelPending", &WasmLedger::cancelPending)
       .function("takeAcceptedPending", &WasmLedger::takeAcceptedPending)
       .function("reallocated", &WasmLedger::reallocated)
-      .function("clearReallocated", &WasmLedger::clearReallocated);
+      .function("clearReallocated", &WasmLedger::clearReallocated)
+      .function("compact", &WasmLedger::compact)
+      .function("horizon", &WasmLedger::horizon)
+      .function("restoreGrant", &WasmLedger::restoreGrant);
   emscripten::function("_coreTable", &gcl_wasm::coreTable);
   emscripten::function("_heapBytes", &gcl_wasm::heapBytesInUse);
   emscripten::function("_heapMax", &gcl_wasm::heapMaxBytes);

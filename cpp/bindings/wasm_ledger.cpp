@@ -175,6 +175,26 @@ WasmLedger::val WasmLedger::reallocated() const {
 
 void WasmLedger::clearReallocated() { ledger_.clearReallocated(); }
 
+WasmLedger::val WasmLedger::compact(double horizon) {
+  // Rebuilds the kept state beside the old one before freeing it.
+  if (!heap_.allows(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+  gcl::CompactResult result;
+  const gcl::Status status = ledger_.compact(toInt64(horizon), &result);
+  account();
+  if (status != gcl::Status::kOk) return failure(status);
+  return encodeCompactResult(result);
+}
+
+double WasmLedger::horizon() const { return static_cast<double>(ledger_.horizon()); }
+
+int WasmLedger::restoreGrant(int idLength, double amount, double startTime, double endTime) {
+  if (!heap_.allows(CallCost::kGrow)) return static_cast<int>(gcl::Status::kOutOfMemory);
+  const gcl::Status status =
+      ledger_.restoreGrant(id(idLength), toInt64(amount), toInt64(startTime), toInt64(endTime));
+  account();
+  return static_cast<int>(status);
+}
+
 void WasmLedger::account() {
   heap_.update(ledger_.memoryBytes() + idBuffer_.capacity() + sizeof(*this));
 }

@@ -73,6 +73,12 @@ class WasmLedger {
   val reallocated() const;
   void clearReallocated();
 
+  // The finality horizon: what compact() dropped (encodeCompactResult) or minus a status
+  // code; the horizon now; restoreGrant's status code (a version-2 snapshot's grants).
+  val compact(double horizon);
+  double horizon() const;
+  int restoreGrant(int idLength, double amount, double startTime, double endTime);
+
  private:
   // Records the ledger's size in the heap budget after a call that may have changed it.
   void account();
