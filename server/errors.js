@@ -35,6 +35,10 @@ export function fromLibrary(error) {
     const [status, code] = LEDGER_STATUS[error.code] ?? [500, 'INTERNAL'];
     return new ServiceError(status, code, error.message, status === 503 ? { 'retry-after': '1' } : undefined);
   }
-  if (error instanceof TypeError || error instanceof RangeError) return new ServiceError(400, 'INVALID_ARGUMENT', error.message);
+  // The package's argument errors start with the method's name ("addGrant: amount must
+  // be ..."); any other TypeError is a bug and must surface as a 500, not as bad input.
+  if ((error instanceof TypeError || error instanceof RangeError) && /^[A-Za-z]+: /.test(error.message)) {
+    return new ServiceError(400, 'INVALID_ARGUMENT', error.message);
+  }
   return error;
 }

@@ -120,6 +120,10 @@ test('missing and wrong keys are 401; roles and customer lists are 403', async (
     assert.equal(answer.body.error.code, code, name);
     assert.deepEqual(await state(), initial, `${name} changed nothing`);
   }
+  const anonymous = await call(service.url, 'GET', `${base}/ledger`, { key: null });
+  assert.equal(anonymous.headers.get('www-authenticate'), 'Bearer');
+  const lowercase = await call(service.url, 'GET', `${base}/balance?at=5`, { key: null, headers: { authorization: `bearer ${READER}` } });
+  assert.equal(lowercase.status, 200, 'the scheme is case-insensitive');
   // What they may do.
   const dry = await call(service.url, 'POST', `${base}/consumptions`, { key: READER, body: { ...consumption, dryRun: true } });
   assert.equal(dry.status, 200);

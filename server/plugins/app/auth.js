@@ -28,15 +28,17 @@ export function parseKeys(list) {
   });
 }
 
-const unauthenticated = () => new ServiceError(401, 'UNAUTHENTICATED', 'a valid "Authorization: Bearer <key>" header is required');
+const unauthenticated = () =>
+  new ServiceError(401, 'UNAUTHENTICATED', 'a valid "Authorization: Bearer <key>" header is required', { 'www-authenticate': 'Bearer' });
 const forbidden = (message) => new ServiceError(403, 'FORBIDDEN', message);
 
 async function auth(fastify, { keys }) {
   const entries = parseKeys(keys);
 
   function identify(header) {
-    if (typeof header !== 'string' || !header.startsWith('Bearer ')) return null;
-    const presented = digest(header.slice(7).trim());
+    const match = typeof header === 'string' ? /^bearer +(\S+) *$/i.exec(header) : null; // the scheme is case-insensitive
+    if (match === null) return null;
+    const presented = digest(match[1]);
     let found = null;
     for (const entry of entries) if (timingSafeEqual(entry.hash, presented) && found === null) found = entry;
     return found;
