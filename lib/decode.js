@@ -1,14 +1,26 @@
 // Readers of the flat arrays the bindings return: one reader per result shape, each the
 // mirror of one encoder in cpp/bindings/result_encoding.h (same name with "encode").
+// Each returns the type lib/index.d.ts declares for it (checked by tsconfig.lib.json).
+/** @typedef {import('./index.js').Allocation} Allocation */
+/** @typedef {ArrayLike<any>} Flat a flat result array from the bindings */
 
-/** `count` allocations from [grantId, amount, ...], starting at `start`. */
+/**
+ * `count` allocations from [grantId, amount, ...], starting at `start`.
+ * @param {Flat} flat
+ * @returns {Allocation[]}
+ */
 export function readAllocations(flat, start = 0, count = (flat.length - start) / 2) {
   const allocations = new Array(count);
   for (let i = 0; i < count; i++) allocations[i] = { grantId: flat[start + 2 * i], amount: flat[start + 2 * i + 1] };
   return allocations;
 }
 
-/** tryConsume's result; `reasons[code]` names a reject reason. */
+/**
+ * tryConsume's result; `reasons[code]` names a reject reason.
+ * @param {Flat} flat
+ * @param {ReadonlyArray<import('./index.js').RejectReason | null>} reasons
+ * @returns {import('./index.js').ConsumeResult}
+ */
 export function readConsumeResult(flat, reasons) {
   return {
     accepted: flat[0] === 1,
@@ -18,7 +30,11 @@ export function readConsumeResult(flat, reasons) {
   };
 }
 
-/** grantsAt's grants with what remains of each. */
+/**
+ * grantsAt's grants with what remains of each.
+ * @param {Flat} flat
+ * @returns {import('./index.js').GrantState[]}
+ */
 export function readGrantStates(flat) {
   const out = [];
   for (let i = 0; i < flat.length; i += 5) {
@@ -27,23 +43,40 @@ export function readGrantStates(flat) {
   return out;
 }
 
-/** One grant's burn-down (its id is the caller's). */
+/**
+ * One grant's burn-down (its id is the caller's).
+ * @param {Flat} flat
+ * @param {string} grantId
+ * @returns {import('./index.js').BurnDown}
+ */
 export function readBurnDown(flat, grantId) {
-  const [amount, startTime, endTime, drawCount] = flat;
+  const amount = flat[0];
+  const startTime = flat[1];
+  const endTime = flat[2];
+  const drawCount = flat[3];
   const draws = new Array(drawCount);
   let i = 4;
   for (let k = 0; k < drawCount; k++, i += 3) draws[k] = { timestamp: flat[i], eventId: flat[i + 1], amount: flat[i + 2] };
+  /** @type {import('./index.js').RemainingPoint[]} */
   const remaining = [];
   for (; i < flat.length; i += 2) remaining.push([flat[i], flat[i + 1]]);
   return { grantId, amount, startTime, endTime, draws, remaining };
 }
 
-/** voidGrant's / setGrantEnd's outcome. */
+/**
+ * voidGrant's / setGrantEnd's outcome.
+ * @param {Flat} flat
+ * @returns {import('./index.js').GrantChangeResult}
+ */
 export function readGrantChange(flat) {
   return { applied: flat[0] === 1, blockingEventId: flat[1] };
 }
 
-/** Grants as added. */
+/**
+ * Grants as added.
+ * @param {Flat} flat
+ * @returns {import('./index.js').LedgerSnapshot['grants']}
+ */
 export function readGrants(flat) {
   const out = [];
   for (let i = 0; i < flat.length; i += 4) {
@@ -52,14 +85,22 @@ export function readGrants(flat) {
   return out;
 }
 
-/** Consumptions (accepted ones, or queued ones) as submitted. */
+/**
+ * Consumptions (accepted ones, or queued ones) as submitted.
+ * @param {Flat} flat
+ * @returns {import('./index.js').PendingConsumption[]}
+ */
 export function readConsumptions(flat) {
   const out = [];
   for (let i = 0; i < flat.length; i += 3) out.push({ eventId: flat[i], amount: flat[i + 1], timestamp: flat[i + 2] });
   return out;
 }
 
-/** Consumptions with their allocations now: the queued ones a call let in, or the ones it re-routed. */
+/**
+ * Consumptions with their allocations now: the queued ones a call let in, or the ones it re-routed.
+ * @param {Flat} flat
+ * @returns {import('./index.js').Reallocation[]}
+ */
 export function readDrawnConsumptions(flat) {
   const out = [];
   for (let i = 0; i < flat.length; ) {
@@ -70,8 +111,14 @@ export function readDrawnConsumptions(flat) {
   return out;
 }
 
-/** `count` [time, balance] points from a typed view of [time, balance, ...]. */
+/**
+ * `count` [time, balance] points from a typed view of [time, balance, ...].
+ * @param {Float64Array} view
+ * @param {number} count
+ * @returns {import('./index.js').BalancePoint[]}
+ */
 export function readCurve(view, count) {
+  /** @type {import('./index.js').BalancePoint[]} */
   const out = new Array(count);
   for (let i = 0; i < count; i++) out[i] = [view[2 * i], view[2 * i + 1]];
   return out;

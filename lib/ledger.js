@@ -23,6 +23,10 @@ import { makeChecks } from './validate.js';
 
 const encoder = new TextEncoder();
 
+/**
+ * Symbol.dispose where the runtime has it, else the registered symbol polyfills use.
+ * @type {typeof Symbol.dispose}
+ */
 const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
 /** Builds the public classes around one instantiated WASM module. */

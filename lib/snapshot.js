@@ -1,10 +1,17 @@
 // The snapshot document: what toJSON() writes and fromJSON() accepts (README, "Snapshots").
 import { LedgerError } from './errors.js';
 
+/** @type {import('./index.js').LedgerSnapshot['format']} */
 export const SNAPSHOT_FORMAT = 'gpu-credit-ledger';
+/** @type {import('./index.js').LedgerSnapshot['version']} */
 export const SNAPSHOT_VERSION = 2;
 
-/** The document for the ledger's grants (as added) and consumptions (as accepted), read by lib/decode.js. */
+/**
+ * The document for the ledger's grants (as added) and consumptions (as accepted).
+ * @param {import('./index.js').LedgerSnapshot['grants']} grants
+ * @param {import('./index.js').LedgerSnapshot['consumptions']} consumptions
+ * @returns {import('./index.js').LedgerSnapshot}
+ */
 export function writeSnapshot(grants, consumptions, horizon) {
   return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, horizon, grants, consumptions };
 }
@@ -22,7 +29,7 @@ function field(check, path, ...args) {
   try {
     check('fromJSON', path, ...args);
   } catch (error) {
-    throw refuse(error.message.slice('fromJSON: '.length));
+    throw refuse(/** @type {Error} */ (error).message.slice('fromJSON: '.length));
   }
 }
 
@@ -47,7 +54,7 @@ export function readSnapshot(input, { checkId, checkAmount, checkTime, checkWind
     try {
       doc = JSON.parse(input);
     } catch (error) {
-      throw refuse(`not valid JSON (${error.message})`);
+      throw refuse(`not valid JSON (${/** @type {Error} */ (error).message})`);
     }
   }
   if (!isPlainObject(doc)) throw refuse('the snapshot must be an object or its JSON text');

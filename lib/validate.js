@@ -22,8 +22,9 @@ function utf8Bytes(text) {
   return bytes;
 }
 
-const isWellFormed = String.prototype.isWellFormed
-  ? (text) => text.isWellFormed()
+const isWellFormed =
+  typeof String.prototype.isWellFormed === 'function'
+    ? (text) => text.isWellFormed()
   : (text) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
 
 const TRY_CONSUME_OPTIONS = new Set(['dryRun']);

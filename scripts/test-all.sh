@@ -23,6 +23,7 @@ suite() {
 suite "native C++ tests" bash scripts/test-native.sh
 suite "WASM module" bash scripts/build-wasm.sh
 suite "types (tsc)" npx tsc -p tsconfig.json
+suite "package JS against its types (tsc checkJs)" npx tsc -p tsconfig.lib.json
 suite "JS tests (Vitest)" npx vitest run
 suite "npm pack install" node tests/pack/pack-smoke.mjs
 suite "consumer matrix (Node, TypeScript 5.9, Vite, esbuild, Chromium)" bash scripts/test-consumers.sh
