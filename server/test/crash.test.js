@@ -119,6 +119,27 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
     }
   }
 
+  // A reader alongside: whatever a read shows must still be there at the end (nothing is
+  // ever removed in this workload), or the service showed state it had not committed.
+  const seen = new Map(CUSTOMERS.map((c) => [c, { grants: new Set(), consumptions: new Set() }]));
+  let reads = 0;
+  async function reader() {
+    const r = rng.fork();
+    const client = makeClient({ target, key: keys.reader, maxSockets: 1 });
+    try {
+      while (!stopWriters && Date.now() < loadDeadline) {
+        const customer = r.pick(CUSTOMERS);
+        const answer = await client.untilAnswered('GET', `/v1/customers/${customer}/ledger`, undefined, { deadline: answerDeadline });
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        for (const g of answer.body.grants) seen.get(customer).grants.add(g.grantId);
+        for (const c of answer.body.consumptions) seen.get(customer).consumptions.add(c.eventId);
+        reads += 1;
+      }
+    } finally {
+      client.close();
+    }
+  }
+
   let kills = 0;
   async function killer() {
     const r = rng.fork();
@@ -136,8 +157,8 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
     }
   }
 
-  await Promise.all([killer(), ...Array.from({ length: WRITERS }, (_, n) => writer(n))]);
-  console.log(`# ${kills} kills, ${grants.length} grants and ${consumptions.length} consumptions answered in ${Date.now() - started} ms`);
+  await Promise.all([killer(), reader(), ...Array.from({ length: WRITERS }, (_, n) => writer(n))]);
+  console.log(`# ${kills} kills, ${grants.length} grants and ${consumptions.length} consumptions answered, ${reads} reads, in ${Date.now() - started} ms`);
   assert.ok(kills >= 20, `only ${kills} kills before the load deadline`);
 
   // Every answer is one the contract allows for a fresh id. A grant answered 200 ("identical
@@ -202,6 +223,8 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
         const sent = consumptions.filter((c) => c.customer === customer);
         const sentIds = new Set(sent.map((c) => c.eventId));
         for (const id of charged.keys()) assert.ok(sentIds.has(id), `${customer}: ${id} in the ledger was never sent`);
+        for (const id of seen.get(customer).grants) assert.ok(grantIds.includes(id), `${customer}: grant ${id} was shown by a read and later lost`);
+        for (const id of seen.get(customer).consumptions) assert.ok(charged.has(id), `${customer}: ${id} was shown by a read and later lost`);
         for (const c of sent) {
           const inLedger = charged.get(c.eventId);
           if (c.mode === 'dryRun') {
