@@ -44,9 +44,13 @@ export const ledgerDocument = {
   response: {
     200: {
       type: 'object',
+      // Exactly what the package's toJSON() returns: fields a later document version
+      // adds pass through rather than being dropped by the serializer.
+      additionalProperties: true,
       properties: {
         format: { type: 'string' },
         version: { type: 'integer' },
+        horizon: { type: 'integer', description: 'version 2: history before it was compacted away' },
         grants: {
           type: 'array',
           items: {

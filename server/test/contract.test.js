@@ -5,6 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { GPULedger } from 'gpu-credit-ledger';
 import { ADMIN, client, random, startProcess, tempDir } from './helpers.js';
 import { Mirror, servedView, shape } from './mirror.js';
 import { storeUnderTest } from './support/postgres.js';
@@ -121,7 +122,9 @@ test('every answer equals the package answer for the same calls', async () => {
 test('an unknown customer is an empty ledger, not a 404', async () => {
   const base = '/v1/customers/nobody-yet';
   assert.deepEqual((await c.get(`${base}/balance?at=5`)).body, { customerId: 'nobody-yet', at: 5, balance: 0 });
-  assert.deepEqual((await c.get(`${base}/ledger`)).body, { format: 'gpu-credit-ledger', version: 1, grants: [], consumptions: [] });
+  const empty = new GPULedger();
+  assert.deepEqual((await c.get(`${base}/ledger`)).body, empty.toJSON(), "an empty ledger's document");
+  empty.dispose();
   assert.equal((await c.get(`${base}/grants/none`)).status, 404);
   assert.equal((await c.get(`${base}/consumptions/none`)).status, 404);
 });
