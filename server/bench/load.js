@@ -38,7 +38,7 @@ export async function measure({ url, connections, duration, warmup = 2, headers 
       },
     },
   ];
-  if (warmup > 0) await autocannon({ url, connections, duration: warmup, requests });
+  const warm = warmup > 0 ? await autocannon({ url, connections, duration: warmup, requests }) : null;
   const started = process.hrtime.bigint();
   const serverCpuBefore = pid === undefined ? null : cpuSecondsOf(pid);
   const loadCpuBefore = process.cpuUsage();
@@ -52,6 +52,7 @@ export async function measure({ url, connections, duration, warmup = 2, headers 
     p99: result.latency.p99,
     total: result.requests.total,
     ok: result['2xx'],
+    warmupOk: warm === null ? 0 : warm['2xx'],
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,

@@ -18,6 +18,7 @@ import { makeClient } from '../test/support/http-client.js';
 import { makeTempDir, writeKeyFile } from '../test/support/tmp.js';
 import { measure } from './load.js';
 import { fillCustomer, readMetric } from './helpers.js';
+import { mapConcurrent } from '../test/support/ledger-state.js';
 import { startPostgres } from '../test/support/postgres.js';
 
 const { values: opts } = parseArgs({
@@ -113,6 +114,7 @@ async function measureAll(servers, options) {
     errors: sum('errors'),
     timeouts: sum('timeouts'),
     seconds: Math.max(...parts.map((r) => r.seconds)),
+    warmupOk: sum('warmupOk'),
     // Every instance's CPU adds up; the autocannons share this process, so each saw it all.
     serverCpu: parts.some((r) => r.serverCpu === null) ? null : sum('serverCpu'),
     loadCpu: Math.max(...parts.map((r) => r.loadCpu)),
@@ -142,6 +144,10 @@ async function measureService() {
     notes.push(`set-up: ${customers} customers granted in ${Date.now() - started} ms`);
   }
 
+  // Consumptions answered 2xx so far (all of 1 credit, all accepted), to compare with what
+  // the customers' balances say was committed.
+  let answered = 0;
+
   if (only.has('single')) {
     // Request i goes to customer i mod N, at a timestamp that grows per customer.
     const r = await measureAll(servers, {
@@ -151,6 +157,8 @@ async function measureService() {
       request: (i, k) => ({ method: 'POST', path: `/v1/customers/${customerId(shareOf(k, instances, i))}/consumptions`, body: { eventId: `s-${k}-${i}`, amount: 1, timestamp: 1 + Math.floor(i / customers) } }),
     });
     row(`single consumptions, ${customers} customers`, r, { target: '>= 50% of floor, p99 < 25 ms' });
+    answered += r.ok + r.warmupOk;
+    notes.push(`single consumptions: ${await checkCommitted(client, answered)}`);
     notes.push(`after single consumptions: ${await readMetric(server, 'commit')}`);
   }
 
@@ -166,6 +174,8 @@ async function measureService() {
       },
     });
     row(`batches of ${batchSize} consumptions`, r, { eventsPerRequest: batchSize, target: '>= 200,000 events/s' });
+    answered += (r.ok + r.warmupOk) * batchSize;
+    notes.push(`batches: ${await checkCommitted(client, answered)}`);
     notes.push(`after batches: ${await readMetric(server, 'commit')}`);
   }
 
@@ -215,6 +225,22 @@ async function measureService() {
 
   client.close();
   for (const s of servers) await s.stop();
+}
+
+/**
+ * The consumptions the customers' balances say were committed (every one takes 1 credit
+ * from a grant of FAR), against those answered 2xx: at least as many (requests still in
+ * flight when autocannon stops are committed but not counted), never fewer.
+ */
+async function checkCommitted(client, answeredCount) {
+  const balances = await mapConcurrent(Array.from({ length: customers }, (_, i) => i), 16, async (i) => {
+    const answer = await client.untilAnswered('GET', `/v1/customers/${customerId(i)}/balance?at=${FAR}`);
+    if (answer.status !== 200) throw new Error(`balance of ${customerId(i)}: ${answer.status}`);
+    return answer.body.balance;
+  });
+  const committed = balances.reduce((sum, b) => sum + (FAR - b), 0);
+  if (committed < answeredCount) throw new Error(`only ${committed} consumptions committed, ${answeredCount} answered`);
+  return `${answeredCount} consumptions answered 2xx (warm-up included), ${committed} committed by the balances`;
 }
 
 function printTable() {

@@ -5,10 +5,12 @@ import type {
   AcceptedPending,
   BurnDown,
   BurnDownDraw,
+  CompactResult,
   ConsumeResult,
   GrantChangeResult,
   GrantEndResult,
   GrantState,
+  LedgerSnapshotV1,
   PendingConsumption,
   Reallocation,
   RejectReason,
@@ -24,7 +26,18 @@ const draws: Allocation[] | null = ledger.allocations('c1');
 const curve: BalancePoint[] = ledger.balanceCurve(0, 20);
 const [time, value] = curve[0];
 const counts: number = ledger.grantCount + ledger.consumptionCount + time + value;
+const compacted: CompactResult = ledger.compact(5);
+const dropped: PendingConsumption[] = compacted.droppedPending;
+const horizonNow: number = ledger.horizon + compacted.horizon + compacted.droppedGrants + compacted.droppedConsumptions;
+void dropped;
+void horizonNow;
 const doc: LedgerSnapshot = ledger.toJSON();
+const docVersion: 2 = doc.version;
+const docHorizon: number = doc.horizon;
+void docVersion;
+void docHorizon;
+const older: LedgerSnapshotV1 = { format: 'gpu-credit-ledger', version: 1, grants: [], consumptions: [] };
+GPULedger.fromJSON(older).dispose();
 const copy: GPULedger = GPULedger.fromJSON(JSON.stringify(doc));
 const heap: number = GPULedger.wasmHeapBytes() + GPULedger.maxHeapBytes;
 copy.dispose();
@@ -38,7 +51,14 @@ try {
   ledger.consume('c1', 1, 1);
 } catch (error) {
   if (error instanceof LedgerError) {
-    const code: 'DUPLICATE_ID' | 'DISPOSED' | 'LIMIT_EXCEEDED' | 'OUT_OF_MEMORY' | 'INVALID_SNAPSHOT' | 'UNKNOWN_ID' =
+    const code:
+      | 'DUPLICATE_ID'
+      | 'DISPOSED'
+      | 'LIMIT_EXCEEDED'
+      | 'OUT_OF_MEMORY'
+      | 'INVALID_SNAPSHOT'
+      | 'UNKNOWN_ID'
+      | 'BEFORE_HORIZON' =
       error.code;
     void code;
   }
