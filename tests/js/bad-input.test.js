@@ -1,8 +1,9 @@
-// Every kind of bad input for every argument: the right error class, a message
-// naming the argument, an unchanged ledger, and a ledger that still works.
+// Every kind of bad input for every argument of every method: the right error class, a
+// message naming the argument, an unchanged ledger, and a ledger that still works.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GPULedger } from 'gpu-credit-ledger';
-import { snapshot, thrown } from './helpers.js';
+import { GPULedger, LedgerError } from 'gpu-credit-ledger';
+import { SEED_EXAMPLE_1, runSeed } from './fixtures/seed.js';
+import { fullState, snapshot, thrown } from './helpers.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
@@ -93,16 +94,12 @@ function badValuesFor(kind) {
   return [...WRONG_TYPES.map((c) => [...c, TypeError]), ...outOfRange.map((c) => [...c, RangeError])];
 }
 
-const SNAPSHOT = { times: [0, 1, 5, 6, 10, 11, 15, 16, 20], eventIds: ['c1', 'c3', 'rejected', 'fresh-event'], to: 30 };
+const SNAPSHOT = { times: [0, 1, 5, 6, 10, 11, 15, 16, 20], eventIds: ['c1', 'c3', 'c2', 'fresh-event'], to: 30 };
 
 let ledger;
 beforeEach(() => {
   ledger = new GPULedger();
-  ledger.addGrant('g1', 100, 0, 10);
-  ledger.addGrant('g2', 50, 5, 15);
-  ledger.consume('c1', 80, 6);
-  ledger.consume('rejected', 60, 11);
-  ledger.consume('c3', 40, 11);
+  runSeed(ledger, SEED_EXAMPLE_1); // c2 rejected, c1 and c3 accepted
 });
 afterEach(() => ledger.dispose());
 
@@ -215,5 +212,77 @@ describe('boundary values that are valid', () => {
 
   it('accepts negative zero as time zero', () => {
     expect(ledger.getBalance(-0)).toBe(ledger.getBalance(0));
+  });
+});
+
+const PROBE = { times: [0, 1, 2, 5, 6, 8, 10, 11, 15, 16, 30], eventIds: ['c1', 'c2', 'c3', 'p', 'x'], from: 0, to: 40 };
+
+describe('bad input to the preview, grant-lifecycle and pending-queue methods', () => {
+  const WRONG_NUMBERS = ['5', null, undefined, {}, [5], 5n, true];
+  const BAD_NUMBERS = [NaN, Infinity, -1, 1.5, 2 ** 53];
+  const WRONG_IDS = [5, null, undefined, {}, ['a'], 5n];
+  const BAD_IDS = ['', '\uD800', 'x'.repeat(1025)];
+
+  function expectRefused(call, errorClass) {
+    const before = fullState(ledger, PROBE);
+    const error = thrown(call);
+    expect(error).toBeInstanceOf(errorClass);
+    expect(fullState(ledger, PROBE)).toEqual(before);
+    return error;
+  }
+
+  beforeEach(() => {
+    ledger.submit('p', 500, 8); // queued
+  });
+
+  it('refuses wrong types with TypeError and bad values with RangeError, naming the argument', () => {
+    for (const value of WRONG_NUMBERS) {
+      expect(expectRefused(() => ledger.headroom(value), TypeError).message).toMatch(/timestamp/);
+      expectRefused(() => ledger.tryConsume('x', value, 1), TypeError);
+      expectRefused(() => ledger.tryConsume('x', 1, value, { dryRun: true }), TypeError);
+      expectRefused(() => ledger.grantsAt(value), TypeError);
+      expect(expectRefused(() => ledger.nextBelow(value, 0), TypeError).message).toMatch(/threshold/);
+      expectRefused(() => ledger.nextBelow(1, value), TypeError);
+      expect(expectRefused(() => ledger.setGrantEnd('g1', value), TypeError).message).toMatch(/endTime/);
+      expectRefused(() => ledger.submit('x', value, 1), TypeError);
+    }
+    for (const value of BAD_NUMBERS) {
+      expectRefused(() => ledger.headroom(value), RangeError);
+      expectRefused(() => ledger.tryConsume('x', value, 1), RangeError);
+      expectRefused(() => ledger.grantsAt(value), RangeError);
+      expectRefused(() => ledger.nextBelow(value, 0), RangeError);
+      expectRefused(() => ledger.nextBelow(1, value), RangeError);
+      expectRefused(() => ledger.setGrantEnd('g1', value), RangeError);
+      expectRefused(() => ledger.submit('x', 1, value), RangeError);
+    }
+    expect(expectRefused(() => ledger.nextBelow(0, 0), RangeError).message).toMatch(/threshold/);
+    const idCalls = [
+      (id) => ledger.tryConsume(id, 1, 1),
+      (id) => ledger.burnDown(id),
+      (id) => ledger.voidGrant(id),
+      (id) => ledger.setGrantEnd(id, 5),
+      (id) => ledger.submit(id, 1, 1),
+      (id) => ledger.cancelPending(id),
+    ];
+    for (const [ids, kind] of [[WRONG_IDS, TypeError], [BAD_IDS, RangeError]]) {
+      for (const id of ids) {
+        for (const call of idCalls) expectRefused(() => call(id), kind);
+      }
+    }
+  });
+
+  it('refuses bad tryConsume options with TypeError, so a typo cannot charge', () => {
+    for (const options of [null, 5, 'dry', [true], { dryrun: true }, { dryRun: 1 }, { dryRun: 'true' }, { dryRun: true, extra: 1 }]) {
+      expect(expectRefused(() => ledger.tryConsume('x', 1, 1, options), TypeError).message).toMatch(/option/);
+    }
+    expect(ledger.consumptionCount).toBe(SEED_EXAMPLE_1.consumptionCount);
+  });
+
+  it('refuses unknown grants, windows and listeners', () => {
+    expect(expectRefused(() => ledger.voidGrant('nope'), LedgerError).code).toBe('UNKNOWN_ID');
+    expect(expectRefused(() => ledger.setGrantEnd('nope', 5), LedgerError).code).toBe('UNKNOWN_ID');
+    expect(expectRefused(() => ledger.setGrantEnd('g2', 4), RangeError).message).toMatch(/startTime/);
+    expect(expectRefused(() => ledger.onPendingAccepted('not a function'), TypeError).message).toMatch(/listener/);
+    expect(expectRefused(() => ledger.submit('p', 500, 9), LedgerError).code).toBe('DUPLICATE_ID');
   });
 });

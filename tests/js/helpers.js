@@ -45,6 +45,17 @@ export function snapshot(ledger, { times, eventIds, from = 0, to = 100 }) {
   };
 }
 
+// snapshot() plus the preview views, for "nothing changed" checks around previews,
+// the grant lifecycle and the queue.
+export function fullState(ledger, probe) {
+  return {
+    ...snapshot(ledger, probe),
+    headroom: probe.times.map((t) => ledger.headroom(t)),
+    grantsAt: probe.times.map((t) => ledger.grantsAt(t)),
+    pending: ledger.pending(),
+  };
+}
+
 export function expectUnchanged(ledger, before, options) {
   expect(snapshot(ledger, options)).toEqual(before);
 }

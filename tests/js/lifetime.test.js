@@ -1,7 +1,9 @@
-// Object lifetime (dispose, Symbol.dispose, DISPOSED) and the async loader entry.
+// Object lifetime: dispose, Symbol.dispose, DISPOSED from every member, independence of
+// ledgers, and the async loader entry. (Heap hygiene over many ledgers: limits.test.js.)
 import { describe, expect, it } from 'vitest';
 import { GPULedger, LedgerError } from 'gpu-credit-ledger';
 import { loadLedger } from 'gpu-credit-ledger/load';
+import { SEED_EXAMPLE_1, runSeed } from './fixtures/seed.js';
 import { disposeSymbol, thrown, trackedLedgers } from './helpers.js';
 
 const newLedger = trackedLedgers();
@@ -15,6 +17,19 @@ describe('lifetime', () => {
     ['balanceCurve', (l) => l.balanceCurve(0, 1)],
     ['grantCount', (l) => l.grantCount],
     ['consumptionCount', (l) => l.consumptionCount],
+    ['headroom', (l) => l.headroom(0)],
+    ['tryConsume', (l) => l.tryConsume('x', 1, 1)],
+    ['grantsAt', (l) => l.grantsAt(0)],
+    ['burnDown', (l) => l.burnDown('g')],
+    ['nextBelow', (l) => l.nextBelow(1, 0)],
+    ['voidGrant', (l) => l.voidGrant('g')],
+    ['setGrantEnd', (l) => l.setGrantEnd('g', 5)],
+    ['submit', (l) => l.submit('x', 1, 1)],
+    ['pending', (l) => l.pending()],
+    ['cancelPending', (l) => l.cancelPending('p')],
+    ['onPendingAccepted', (l) => l.onPendingAccepted(() => {})],
+    ['reallocated', (l) => l.reallocated()],
+    ['toJSON', (l) => l.toJSON()],
   ];
 
   for (const [name, call] of methods) {
@@ -65,9 +80,7 @@ describe("the 'gpu-credit-ledger/load' entry", () => {
   it('loads a working ledger class asynchronously', async () => {
     const loaded = await loadLedger();
     const ledger = new loaded.GPULedger();
-    ledger.addGrant('g1', 100, 0, 10);
-    ledger.addGrant('g2', 50, 5, 15);
-    expect(ledger.consume('c1', 80, 6)).toBe(true);
+    expect(runSeed(ledger, SEED_EXAMPLE_1, 3)).toEqual([undefined, undefined, true]); // g1, g2, c1
     expect(ledger.getBalance(6)).toBe(70);
     expect(thrown(() => ledger.consume('c1', 81, 6)).code).toBe('DUPLICATE_ID');
     ledger.dispose();

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { OracleLedger, compareCodePoints } from './oracle.js';
 import { mulberry32, thrown } from './helpers.js';
+import { SEED_EXAMPLE_1, SEED_EXAMPLE_2, runSeed, seedResults } from './fixtures/seed.js';
 
 // Independent feasibility check: can the consumptions be funded by *any*
 // allocation? Max flow source -> consumption -> valid grant -> sink.
@@ -45,31 +46,15 @@ function fundableByAnyAllocation(grants, consumptions) {
 }
 
 describe('oracle', () => {
-  it('reproduces seed example 1', () => {
+  it.each([
+    ['1', SEED_EXAMPLE_1],
+    ['2', SEED_EXAMPLE_2],
+  ])('reproduces seed example %s', (_, example) => {
     const ledger = new OracleLedger();
-    ledger.addGrant('g1', 100, 0, 10);
-    ledger.addGrant('g2', 50, 5, 15);
-    expect(ledger.consume('c1', 80, 6)).toBe(true);
-    expect(ledger.allocations('c1')).toEqual([{ grantId: 'g1', amount: 80 }]);
-    expect(ledger.getBalance(6)).toBe(70);
-    expect(ledger.consume('c2', 60, 11)).toBe(false);
-    expect(ledger.consume('c3', 40, 11)).toBe(true);
-    expect(ledger.getBalance(11)).toBe(10);
-    expect(ledger.balanceCurve(0, 20)).toEqual([
-      [0, 100],
-      [5, 150],
-      [6, 70],
-      [11, 10],
-      [16, 0],
-    ]);
-  });
-
-  it('reproduces seed example 2', () => {
-    const ledger = new OracleLedger();
-    ledger.addGrant('g1', 100, 0, 10);
-    expect(ledger.consume('c_late', 80, 8)).toBe(true);
-    expect(ledger.consume('c_early', 30, 2)).toBe(false);
-    expect(ledger.getBalance(8)).toBe(20);
+    expect(runSeed(ledger, example)).toEqual(seedResults(example));
+    for (const [t, balance] of example.balances) expect(ledger.getBalance(t)).toBe(balance);
+    for (const [id, allocations] of example.allocations) expect(ledger.allocations(id)).toEqual(allocations);
+    expect(ledger.balanceCurve(example.curve.from, example.curve.to)).toEqual(example.curve.points);
   });
 
   it('orders ids by code point, not by UTF-16 code unit', () => {

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GPULedger as MainLedger } from 'gpu-credit-ledger';
+import { SEED_EXAMPLE_1, runSeed, seedResults } from './fixtures/seed.js';
 
 const wasmPath = createRequire(import.meta.url)
   .resolve('gpu-credit-ledger/package.json')
@@ -19,11 +20,12 @@ async function freshLoader() {
   return (await import('gpu-credit-ledger/wasm-file')).loadLedger;
 }
 
+// Seed example 1 (tests/js/fixtures/seed.js): each call's result, then the balances it states.
+const SEED_OUTCOME = [...seedResults(SEED_EXAMPLE_1), ...SEED_EXAMPLE_1.balances.map(([, balance]) => balance)];
+
 function seed(GPULedger) {
   const ledger = new GPULedger();
-  ledger.addGrant('g1', 100, 0, 10);
-  ledger.addGrant('g2', 50, 5, 15);
-  const result = [ledger.consume('c1', 80, 6), ledger.getBalance(6), ledger.consume('c2', 60, 11), ledger.consume('c3', 40, 11)];
+  const result = [...runSeed(ledger, SEED_EXAMPLE_1), ...SEED_EXAMPLE_1.balances.map(([t]) => ledger.getBalance(t))];
   const curve = ledger.balanceCurve(0, 20);
   ledger.dispose();
   return { result, curve };
@@ -51,14 +53,14 @@ describe('gpu-credit-ledger/wasm-file', () => {
     const loadLedger = await freshLoader();
     const { GPULedger } = await loadLedger();
     expect(seed(GPULedger)).toEqual(seed(MainLedger));
-    expect(seed(GPULedger).result).toEqual([true, 70, false, true]);
+    expect(seed(GPULedger).result).toEqual(SEED_OUTCOME);
     expect((await loadLedger()).GPULedger).toBe(GPULedger); // loaded once
   });
 
   it('takes the bytes', async () => {
     const loadLedger = await freshLoader();
     const { GPULedger } = await loadLedger({ wasm: new Uint8Array(wasmBytes) });
-    expect(seed(GPULedger).result).toEqual([true, 70, false, true]);
+    expect(seed(GPULedger).result).toEqual(SEED_OUTCOME);
   });
 
   it('compiles while downloading when the server sends application/wasm', async () => {
@@ -66,7 +68,7 @@ describe('gpu-credit-ledger/wasm-file', () => {
     const loadLedger = await freshLoader();
     const { GPULedger } = await loadLedger({ wasm: new URL('/wasm', origin) });
     expect(streaming).toHaveBeenCalledTimes(1);
-    expect(seed(GPULedger).result).toEqual([true, 70, false, true]);
+    expect(seed(GPULedger).result).toEqual(SEED_OUTCOME);
   });
 
   it('compiles the downloaded bytes when the server sends another type', async () => {
@@ -74,7 +76,7 @@ describe('gpu-credit-ledger/wasm-file', () => {
     const loadLedger = await freshLoader();
     const { GPULedger } = await loadLedger({ wasm: `${origin}/octet` });
     expect(streaming).not.toHaveBeenCalled();
-    expect(seed(GPULedger).result).toEqual([true, 70, false, true]);
+    expect(seed(GPULedger).result).toEqual(SEED_OUTCOME);
   });
 
   it('rejects bad options clearly', async () => {
@@ -92,7 +94,7 @@ describe('gpu-credit-ledger/wasm-file', () => {
     await expect(loadLedger({ wasm: `${origin}/missing` })).rejects.toThrow(/HTTP 404/);
     await expect(loadLedger({ wasm: 'file:///nonexistent/gpu_credit_ledger.wasm' })).rejects.toThrow(/ENOENT/);
     const { GPULedger } = await loadLedger({ wasm: `${origin}/wasm` });
-    expect(seed(GPULedger).result).toEqual([true, 70, false, true]);
+    expect(seed(GPULedger).result).toEqual(SEED_OUTCOME);
     expect(requests - before).toBe(2);
   });
 });
