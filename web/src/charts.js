@@ -403,7 +403,11 @@ function balanceAt(session, t) {
     count === 0
       ? 'no grant valid'
       : `${count} grant${count === 1 ? '' : 's'} valid: ${active.join(', ')}${count > active.length ? ` +${count - active.length} more` : ''}`;
-  return `t = ${formatNumber(t)}\nbalance ${formatNumber(session.ledger.getBalance(t))}\n${valid}`;
+  const horizon = session.ledger.horizon;
+  // Before the finality horizon the ledger keeps no balances: that past is final.
+  const balance =
+    t < horizon ? `final (before the horizon, t = ${formatNumber(horizon)})` : `balance ${formatNumber(session.ledger.getBalance(t))}`;
+  return `t = ${formatNumber(t)}\n${balance}\n${valid}`;
 }
 
 /**
@@ -433,9 +437,12 @@ function thinForDrawing(curve, from, pxPerUnit) {
 /** Renders the balance step curve (painted under Plot's axes with marks 'canvas'). */
 export function balanceChart(session, domain, width, { marks }) {
   const [from, to] = domain;
-  const curve = session.ledger.balanceCurve(from, Math.min(to, Number.MAX_SAFE_INTEGER));
+  // The ledger answers from the finality horizon on; before it the chart stays empty.
+  const curveFrom = Math.max(from, session.ledger.horizon);
+  const curveTo = Math.min(to, Number.MAX_SAFE_INTEGER);
+  const curve = curveFrom <= curveTo ? session.ledger.balanceCurve(curveFrom, curveTo) : [];
   const last = curve[curve.length - 1];
-  if (last[0] < to) curve.push([to, last[1]]);
+  if (last && last[0] < to) curve.push([to, last[1]]);
   const { left, right } = chartMargin(width);
   const pxPerUnit = (width - left - right) / (to - from);
   const top = curve.reduce((max, [, b]) => Math.max(max, b), 1);
@@ -466,7 +473,7 @@ export function balanceChart(session, domain, width, { marks }) {
     });
   const key = marks === 'svg' ? null : JSON.stringify([width, domain, yDomain]);
   const paint = (ctx, svg) => {
-    if (marks === 'svg') return;
+    if (marks === 'svg' || drawn.length === 0) return;
     const x = svg.scale('x');
     const y = svg.scale('y');
     // Step-after, as Plot's curve: each balance holds until the next breakpoint.

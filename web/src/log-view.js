@@ -6,10 +6,8 @@ const SHOWN = 200;
 
 export const escape = (s) => String(s).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 const arg = (v) => (typeof v === 'string' ? JSON.stringify(v) : v === undefined ? 'undefined' : String(v));
-export const fundedBy = (allocations) =>
-  allocations.map((a) => `<b>${escape(a.grantId)}</b>&nbsp;(${formatNumber(a.amount)})`).join(', ');
+export const fundedBy = (allocations) => allocations.map((a) => `<b>${escape(a.grantId)}</b>&nbsp;(${formatNumber(a.amount)})`).join(', ');
 const plainFundedBy = (allocations) => allocations.map((a) => `${a.grantId} ${formatNumber(a.amount)}`).join(' + ');
-
 
 function callText({ op, ...args }) {
   // Not a call: the ledger's onPendingAccepted listener reporting a queued consumption let in.
@@ -39,26 +37,52 @@ export function reasonHtml(reason, { timestamp, amount, available, blocking }) {
 /** Which earlier draws the call re-routed (the ledger's reallocated()), the first few spelled out. */
 function changesText(entry) {
   if (!entry.changes?.length) return '';
-  const listed = entry.changes.slice(0, 4).map(
-    (c) => `${escape(c.eventId)} (t = ${formatNumber(c.timestamp)}) now ${escape(plainFundedBy(c.after))}, was ${escape(plainFundedBy(c.before))}`,
-  );
+  const listed = entry.changes
+    .slice(0, 4)
+    .map(
+      (c) =>
+        `${escape(c.eventId)} (t = ${formatNumber(c.timestamp)}) now ${escape(plainFundedBy(c.after))}, was ${escape(plainFundedBy(c.before))}`,
+    );
   const more = entry.changes.length > 4 ? `; and ${formatNumber(entry.changes.length - 4)} more` : '';
   return `Moved the funding of ${listed.join('; ')}${more}.`;
 }
 
+const someIds = (ids) =>
+  `${ids
+    .slice(0, 4)
+    .map((id) => `<b>${escape(id)}</b>`)
+    .join(', ')}${ids.length > 4 ? `, … (${formatNumber(ids.length - 4)} more)` : ''}`;
+const counted = (ids, one, many) =>
+  ids.length === 0 ? `no ${many}` : `${formatNumber(ids.length)} ${ids.length === 1 ? one : many} (${someIds(ids)})`;
+
+/** What finalizing before the horizon dropped: { grants, consumptions, pending } ids. */
+export function droppedText(horizon, { grants, consumptions, pending }) {
+  return (
+    `Final before t = ${formatNumber(horizon)}: dropped ${counted(grants, 'grant', 'grants')}, ` +
+    `${counted(consumptions, 'consumption', 'consumptions')} and ${counted(pending, 'queued consumption', 'queued consumptions')}.`
+  );
+}
+
 function letInText(entry) {
   if (!entry.letIn?.length) return '';
-  const ids = entry.letIn.slice(0, 4).map((id) => `<b>${escape(id)}</b>`).join(', ');
+  const ids = entry.letIn
+    .slice(0, 4)
+    .map((id) => `<b>${escape(id)}</b>`)
+    .join(', ');
   const more = entry.letIn.length > 4 ? ` and ${formatNumber(entry.letIn.length - 4)} more` : '';
   return `Let in ${entry.letIn.length === 1 ? 'the queued consumption' : 'queued consumptions'} ${ids}${more}.`;
 }
 
 function detail(entry, session) {
   const { call } = entry;
-  if (entry.outcome === 'error') return `${escape(entry.error.name)}${entry.error.code ? ` ${escape(entry.error.code)}` : ''}: ${escape(entry.error.message)}`;
+  if (entry.outcome === 'error')
+    return `${escape(entry.error.name)}${entry.error.code ? ` ${escape(entry.error.code)}` : ''}: ${escape(entry.error.message)}`;
   if (call.op === 'getBalance') return `Balance at t = ${formatNumber(call.timestamp)} is <b>${formatNumber(entry.value)}</b>.`;
   if (call.op === 'acceptPending') {
-    const by = entry.trigger.op === 'addGrant' ? `the new grant ${escape(entry.trigger.grantId)}` : `${escape(entry.trigger.op)}(${escape(JSON.stringify(entry.trigger.grantId))})`;
+    const by =
+      entry.trigger.op === 'addGrant'
+        ? `the new grant ${escape(entry.trigger.grantId)}`
+        : `${escape(entry.trigger.op)}(${escape(JSON.stringify(entry.trigger.grantId))})`;
     return `Queued ${formatNumber(call.amount)} credits at t = ${formatNumber(call.timestamp)}, accepted after ${by} (onPendingAccepted). Funded by ${fundedBy(entry.allocations)}.`;
   }
   const parts = [];
@@ -74,11 +98,16 @@ function detail(entry, session) {
     parts.push('Cannot be funded now: queued, and retried whenever credit is added (a grant, a later grant end).');
   }
   if (call.op === 'consume' && entry.outcome === 'rejected') {
-    parts.push(reasonHtml(entry.reason, { timestamp: call.timestamp, amount: call.amount, available: entry.available, blocking: entry.blocking }));
+    parts.push(
+      reasonHtml(entry.reason, { timestamp: call.timestamp, amount: call.amount, available: entry.available, blocking: entry.blocking }),
+    );
   }
   if (call.op === 'cancelPending' && entry.outcome === 'cancelled') {
-    parts.push(`Dropped from the queue${entry.was ? ` (${formatNumber(entry.was.amount)} credits at t = ${formatNumber(entry.was.timestamp)})` : ''}.`);
+    parts.push(
+      `Dropped from the queue${entry.was ? ` (${formatNumber(entry.was.amount)} credits at t = ${formatNumber(entry.was.timestamp)})` : ''}.`,
+    );
   }
+  if (call.op === 'compact' && entry.dropped) parts.push(droppedText(call.horizon, entry.dropped));
   if ((call.op === 'voidGrant' || call.op === 'setGrantEnd') && entry.outcome === 'refused') {
     parts.push(`Refused: it would leave ${blockingText(entry.blocking)} unfunded${blockingDetail(entry.blocking)}. Nothing changed.`);
   }

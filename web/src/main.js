@@ -9,6 +9,7 @@ import './panels/balance.js';
 import './panels/cursor.js';
 import './panels/log.js';
 import './panels/pending.js';
+import './panels/finalize.js';
 import './panels/burndown.js';
 import './panels/presets.js';
 import { loadFromHash } from './panels/share.js';

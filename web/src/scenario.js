@@ -4,7 +4,8 @@
 // { op: 'consume', eventId, amount, timestamp } (run through tryConsume, for its reasons),
 // { op: 'submit', eventId, amount, timestamp } (queues what cannot be funded yet),
 // { op: 'cancelPending', eventId }, { op: 'voidGrant', grantId },
-// { op: 'setGrantEnd', grantId, endTime } or { op: 'getBalance', timestamp }.
+// { op: 'setGrantEnd', grantId, endTime }, { op: 'compact', horizon } (finalize before
+// horizon) or { op: 'getBalance', timestamp }.
 
 export const SEED_PRESETS = {
   seed1: {
@@ -73,7 +74,7 @@ export function generateRandomOps({ seed, grants = RANDOM_DEFAULTS.grants, consu
   events.sort((a, b) => a.arrival - b.arrival);
   let g = 0;
   let c = 0;
-  return events.map(({ arrival, ...call }) =>
+  return events.map(({ arrival: _arrival, ...call }) =>
     call.op === 'addGrant'
       ? { op: 'addGrant', grantId: `g${++g}`, amount: call.amount, startTime: call.startTime, endTime: call.endTime }
       : { op: 'consume', eventId: `c${++c}`, amount: call.amount, timestamp: call.timestamp },
@@ -88,7 +89,7 @@ export function presetOps(preset) {
 }
 
 // --- URL hash: #preset=random&seed=7&ops=g,g1001,500,10,90;c,c10001,20,50&t=42
-// (s = submit, x = cancelPending, v = voidGrant, e = setGrantEnd, b = getBalance)
+// (s = submit, x = cancelPending, v = voidGrant, e = setGrantEnd, h = compact, b = getBalance)
 // Ids are percent-encoded, so ',' ';' '&' '=' never appear inside a field. Long
 // call lists are deflated and base64url-encoded under `z=` instead of `ops=`.
 
@@ -109,6 +110,8 @@ function encodeOp(call) {
       return ['v', id(call.grantId)].join(',');
     case 'setGrantEnd':
       return ['e', id(call.grantId), call.endTime].join(',');
+    case 'compact':
+      return ['h', call.horizon].join(',');
     case 'getBalance':
       return ['b', call.timestamp].join(',');
     default:
@@ -134,6 +137,7 @@ function decodeOp(text) {
   if (kind === 'x' && f.length === 1) return { op: 'cancelPending', eventId: decodeURIComponent(f[0]) };
   if (kind === 'v' && f.length === 1) return { op: 'voidGrant', grantId: decodeURIComponent(f[0]) };
   if (kind === 'e' && f.length === 2) return { op: 'setGrantEnd', grantId: decodeURIComponent(f[0]), endTime: num(f[1]) };
+  if (kind === 'h' && f.length === 1) return { op: 'compact', horizon: num(f[0]) };
   if (kind === 'b' && f.length === 1) return { op: 'getBalance', timestamp: num(f[0]) };
   throw new Error(`"${text}" is not a call`);
 }
@@ -180,10 +184,12 @@ export async function encodeHash({ preset, ops, cursor }) {
 export async function decodeHash(hash) {
   const body = hash.replace(/^#/, '');
   if (!body) return null;
-  const fields = new Map(body.split('&').map((kv) => {
-    const at = kv.indexOf('=');
-    return at < 0 ? [kv, ''] : [kv.slice(0, at), kv.slice(at + 1)];
-  }));
+  const fields = new Map(
+    body.split('&').map((kv) => {
+      const at = kv.indexOf('=');
+      return at < 0 ? [kv, ''] : [kv.slice(0, at), kv.slice(at + 1)];
+    }),
+  );
   const count = (name, fallback) => {
     if (!fields.has(name)) return fallback;
     const v = fields.get(name);
@@ -218,7 +224,7 @@ export async function decodeHash(hash) {
 export const JSON_FORMAT = 'gpu-credit-ledger/scenario@1';
 
 export function toJson({ ops, cursor }) {
-  const calls = ops.map(({ expect, ...call }) => call);
+  const calls = ops.map(({ expect: _expect, ...call }) => call);
   return JSON.stringify({ format: JSON_FORMAT, cursor, calls }, null, 1);
 }
 
@@ -230,6 +236,7 @@ export const CALL_FIELDS = {
   cancelPending: ['eventId'],
   voidGrant: ['grantId'],
   setGrantEnd: ['grantId', 'endTime'],
+  compact: ['horizon'],
   getBalance: ['timestamp'],
 };
 

@@ -131,6 +131,9 @@ export class LedgerSession {
         case 'setGrantEnd':
           letIn = this.#setGrantEnd(call, entry);
           break;
+        case 'compact':
+          this.#compact(call, entry);
+          break;
         case 'getBalance':
           this.#getBalance(call, entry);
           break;
@@ -285,6 +288,46 @@ export class LedgerSession {
     const letIn = this.#takeLetIn();
     this.#noteReallocations(entry);
     return letIn;
+  }
+
+  /**
+   * Finalizes before `horizon`: the ledger drops the grants that ended and the
+   * consumptions (accepted or queued) before it; a grant valid at the horizon keeps what
+   * was left of it. The session then forgets the same, and takes the grants as the
+   * ledger now holds them.
+   */
+  #compact({ horizon }, entry) {
+    const previous = this.ledger.horizon;
+    const grants = [...this.grants.values()].filter((g) => g.endTime < horizon).map((g) => g.grantId);
+    const consumptions = [...this.accepted.values()].filter((c) => c.timestamp < horizon).map((c) => c.eventId);
+    const result = this.ledger.compact(horizon);
+    entry.outcome = 'applied';
+    if (result.horizon <= previous) {
+      entry.note = `the horizon is already t = ${result.horizon}: nothing changed`;
+      return;
+    }
+    entry.dropped = { grants, consumptions, pending: result.droppedPending.map((p) => p.eventId) };
+    for (const id of consumptions) this.accepted.delete(id);
+    for (const id of entry.dropped.pending) this.queued.delete(id);
+    this.attempts = this.attempts.filter((a) => a.timestamp >= horizon);
+    this.rejectedCount = this.attempts.reduce((n, a) => n + (a.status === 'rejected' ? 1 : 0), 0);
+    // A grant carried across the horizon now starts there, holding what was left of it.
+    this.grants = new Map(
+      this.ledger
+        .toJSON()
+        .grants.map(({ grantId, amount, startTime, endTime }) => [
+          grantId,
+          { grantId, amount, startTime: Math.max(startTime, horizon), endTime },
+        ]),
+    );
+    this.grantsVersion++;
+    this.drawn = new Map([...this.grants.keys()].map((id) => [id, 0]));
+    for (const c of this.accepted.values()) c.allocations = [];
+    this.#rereadAllocations([...this.accepted.values()]);
+  }
+
+  get horizon() {
+    return this.ledger.horizon;
   }
 
   #getBalance(call, entry) {

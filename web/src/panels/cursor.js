@@ -9,6 +9,23 @@ const stack = $('chart-stack');
 function updateReadouts() {
   const t = state.cursor;
   const { ledger, grants } = state.session;
+  $('cursor-time').value = t;
+  $('cursor-range').value = t;
+  let active = 0;
+  for (const g of grants.values()) if (g.startTime <= t && t <= g.endTime) active++;
+  $('active-readout').textContent = `${formatNumber(active)} grant${active === 1 ? '' : 's'} valid`;
+  updateAlert();
+  if (t < ledger.horizon) {
+    // The ledger keeps no balances before its finality horizon (it would refuse: BEFORE_HORIZON).
+    for (const id of ['balance-readout', 'headroom-readout']) {
+      $(id).textContent = '–';
+      $(id).dataset.value = '';
+    }
+    $('headroom-readout').classList.remove('is-reserved');
+    $('headroom-note').textContent =
+      `t = ${formatNumber(t)} is before the horizon (t = ${formatNumber(ledger.horizon)}): that past is final.`;
+    return;
+  }
   const balance = ledger.getBalance(t);
   const readout = $('balance-readout');
   readout.textContent = formatNumber(balance);
@@ -23,12 +40,6 @@ function updateReadouts() {
     headroom < balance
       ? `A new consumption at t = ${formatNumber(t)} can take at most ${formatNumber(headroom)}: later accepted consumptions reserve ${formatNumber(balance - headroom)} of the ${formatNumber(balance)} credits.`
       : '';
-  updateAlert();
-  $('cursor-time').value = t;
-  $('cursor-range').value = t;
-  let active = 0;
-  for (const g of grants.values()) if (g.startTime <= t && t <= g.endTime) active++;
-  $('active-readout').textContent = `${formatNumber(active)} grant${active === 1 ? '' : 's'} valid`;
 }
 
 function updateLine() {
@@ -84,7 +95,8 @@ function updateAlert() {
     out.classList.add('is-bad');
     return;
   }
-  const t = state.cursor;
+  // From the horizon on at the earliest: before it the ledger keeps no balances.
+  const t = Math.max(state.cursor, state.session.ledger.horizon);
   const at = state.session.ledger.nextBelow(threshold, t);
   if (at !== null) out.dataset.at = String(at);
   out.classList.toggle('is-warn', at !== null);
@@ -93,7 +105,7 @@ function updateAlert() {
       ? `never from t = ${formatNumber(t)} on`
       : at === t
         ? `already below at t = ${formatNumber(t)}`
-        : `first at t = ${formatNumber(at)}, ${formatNumber(at - t)} after the cursor`;
+        : `first at t = ${formatNumber(at)}, ${formatNumber(at - state.cursor)} after the cursor`;
 }
 $('alert-threshold').addEventListener('input', updateAlert);
 $('alert-form').addEventListener('submit', (event) => event.preventDefault());
