@@ -55,6 +55,9 @@ export function replayLog(entries) {
         case 'cancel':
           ledger.cancelPending(e.id);
           break;
+        case 'compact': // the cleanup job made history before t1 final
+          ledger.compact(e.t1);
+          break;
         default:
           throw new Error(`${where}: unknown kind`);
       }
