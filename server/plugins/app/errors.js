@@ -54,7 +54,9 @@ async function errors(fastify) {
       request.log.error({ err: raw }, 'unexpected error');
       return reply.code(500).send({ error: { code: 'INTERNAL', message: 'internal error' } });
     }
-    if (error.statusCode >= 500) request.log.warn({ err: raw }, error.message);
+    // Shed load and failed commits are logged where they happen (once per commit, not once
+    // per request): a flood of 503s must not add a flood of log lines to an overload.
+    if (error.statusCode >= 500) request.log.debug({ err: raw }, error.message);
     if (error.headers) reply.headers(error.headers);
     return reply.code(error.statusCode).send({ error: { code: error.code, message: error.message } });
   });
