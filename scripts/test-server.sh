@@ -19,4 +19,4 @@ if [ ! -f dist/gpu_credit_ledger_wasm.mjs ]; then
   ensure_tools emscripten
   bash scripts/build-wasm.sh
 fi
-exec timeout "${SERVER_TEST_TIMEOUT:-1200}" node --test --test-concurrency=1 server/test/*.test.js
+exec timeout "${SERVER_TEST_TIMEOUT:-1800}" node --test --test-concurrency=1 server/test/*.test.js
