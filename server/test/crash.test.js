@@ -23,7 +23,7 @@ const TIME_SPAN = 1000; // timestamps and grant windows fall in [0, TIME_SPAN + 
 // Each restart costs a start-up of the service: 4-7 s measured on this 2-core machine
 // while other jobs kept its load average at 8-16 (`node -e 0` alone took 0.5 s), so the
 // 20 restarts then took 2-3 minutes. The deadlines bound the run however busy it is.
-const LOAD_BUDGET_MS = 150_000;
+const LOAD_BUDGET_MS = 300_000;
 
 // The checks below read every accepted consumption in the ledger document: the cleanup
 // job (on when LEDGER_GRACE is set) would make old history final and drop it from there.
@@ -37,7 +37,7 @@ after(async () => {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is applied', { timeout: LOAD_BUDGET_MS + 90_000 }, async () => {
+test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is applied', { timeout: LOAD_BUDGET_MS + 120_000 }, async () => {
   const seed = seedFromEnv('crash safety');
   const rng = makeRng(seed);
   const started = Date.now();
