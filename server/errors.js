@@ -33,7 +33,9 @@ export function fromLibrary(error) {
   if (error instanceof ServiceError) return error;
   if (error instanceof LedgerError) {
     const [status, code] = LEDGER_STATUS[error.code] ?? [500, 'INTERNAL'];
-    return new ServiceError(status, code, error.message, status === 503 ? { 'retry-after': '1' } : undefined);
+    const converted = new ServiceError(status, code, error.message, status === 503 ? { 'retry-after': '1' } : undefined);
+    converted.ledgerCode = error.code; // e.g. OUT_OF_MEMORY: the service evicts and retries
+    return converted;
   }
   // The package's argument errors start with the method's name ("addGrant: amount must
   // be ..."); any other TypeError is a bug and must surface as a 500, not as bad input.

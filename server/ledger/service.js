@@ -144,6 +144,14 @@ export class LedgerService {
       try {
         out = task.op(slot.state, task.input);
       } catch (caught) {
+        // All ledgers share one WebAssembly heap: when it cannot grow, free the idle
+        // ledgers of other customers (rebuilt from the log when needed) and try once more.
+        // The package changed nothing when it threw, so running the request again is safe.
+        if (caught?.ledgerCode === 'OUT_OF_MEMORY' && !task.evictedFor && this.#evictIdle(slot) > 0) {
+          task.evictedFor = true;
+          slot.waiting.unshift(task);
+          continue;
+        }
         error = caught;
       }
       if (out !== null && out.entries.length > 0) {
@@ -290,6 +298,20 @@ export class LedgerService {
     for (const slot of batch.groups.keys()) this.#pump(slot);
     if (this.#open !== null) this.#scheduleFlush(this.#open);
     this.#evictOverBudget(false);
+  }
+
+  /** Drops every idle ledger but `keep`'s; returns how many. */
+  #evictIdle(keep) {
+    let evicted = 0;
+    for (const slot of [...this.#slots.values()]) {
+      if (slot === keep || slot.state === null || slot.loading || slot.waiting.length > 0 || slot.uncommitted !== null) continue;
+      slot.state.dispose();
+      slot.state = null;
+      this.#forget(slot);
+      this.#metrics?.evicted();
+      evicted++;
+    }
+    return evicted;
   }
 
   /** Drops least-recently-used idle ledgers while the shared WASM heap is above the budget. */

@@ -1,10 +1,12 @@
 // The group commit itself, without HTTP: writes of one event-loop turn over several
 // customers go to the store in ONE commit and are answered only after it; a failed
 // commit rejects all of them, and the customers are rebuilt from what was committed.
+// Also: when the shared WebAssembly heap is full, idle ledgers are evicted for a retry.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LedgerService } from '../ledger/service.js';
 import * as ops from '../ledger/operations.js';
+import { LedgerError } from 'gpu-credit-ledger';
 
 /** An in-memory store: the log as arrays, commits recorded, failures on demand. */
 class MemoryStore {
@@ -79,5 +81,33 @@ test('a failed commit rejects the whole batch; later requests see only what was 
   assert.equal((await service.run('b', balance, 1)).body, 0);
   const retry = await service.run('a', ops.consume, { eventId: 'c', amount: 50, timestamp: 1 });
   assert.equal(retry.body.accepted, false, 'the grant of the failed batch is not there');
+  await service.close();
+});
+
+test('a request the shared heap cannot hold evicts the other idle ledgers and runs again', async () => {
+  const store = new MemoryStore();
+  const service = new LedgerService({ store });
+  await service.run('a', ops.addGrant, grant('g', 10));
+  await service.run('b', ops.addGrant, grant('g', 20));
+  let calls = 0;
+  // Fails like the package does when the heap cannot grow (the ledger unchanged), once.
+  const hungry = ops.read((ledger, at) => {
+    calls++;
+    if (calls === 1) throw new LedgerError('OUT_OF_MEMORY', 'getBalance: the WebAssembly heap cannot grow enough for this call');
+    return ledger.getBalance(at);
+  });
+  assert.equal((await service.run('c', hungry, 1)).body, 0);
+  assert.equal(calls, 2, 'run again after the eviction');
+  assert.equal(service.cachedCount, 1, 'a and b were evicted');
+  assert.equal((await service.run('b', balance, 1)).body, 20, 'and answer as before, rebuilt from the log');
+
+  // Nothing left to evict: the 503 goes to the client.
+  const stuck = ops.read(() => {
+    throw new LedgerError('OUT_OF_MEMORY', 'getBalance: the WebAssembly heap cannot grow enough for this call');
+  });
+  await service.run('a', balance, 1);
+  const alone = new LedgerService({ store });
+  await assert.rejects(alone.run('a', stuck, 1), (error) => error.statusCode === 503 && error.code === 'UNAVAILABLE');
+  await alone.close();
   await service.close();
 });
