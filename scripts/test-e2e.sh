@@ -11,4 +11,4 @@ if [ ! -f dist/gpu_credit_ledger_wasm.mjs ]; then
   echo "dist/gpu_credit_ledger_wasm.mjs is missing: run bash scripts/build-wasm.sh first" >&2
   exit 1
 fi
-exec timeout --kill-after=10 540 node node_modules/@playwright/test/cli.js test -c tests/e2e/playwright.config.js "$@"
+exec timeout --kill-after=10 660 node node_modules/@playwright/test/cli.js test -c tests/e2e/playwright.config.js "$@"

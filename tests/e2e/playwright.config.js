@@ -19,7 +19,7 @@ export default defineConfig({
   fullyParallel: false,
   retries: 0,
   timeout: 60_000,
-  globalTimeout: 480_000,
+  globalTimeout: 600_000,
   expect: { timeout: 10_000 },
   reporter: [['list']],
   use: {
