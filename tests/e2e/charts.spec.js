@@ -90,6 +90,9 @@ test('clicking or dragging on the charts moves the cursor; hovering shows exact 
   await expect(page.locator('#chart-tip')).toHaveText(/t = 4\s+balance 100\s+1 grant valid: g1/);
   await page.mouse.move((await tickCentre(page, '#timeline', '14')) + 3, await rowCentre(page, 'g2'));
   await expect(page.locator('#chart-tip')).toHaveText(/^g2\s+50 credits, valid t = 5…15\s+drawn 40, left 10/);
+  // A draw marker: c1, accepted at t = 6.
+  await page.mouse.move(await tickCentre(page, '#timeline', '6'), await markerRow(page, 'accepted'));
+  await expect(page.locator('#chart-tip')).toHaveText(/^c1: 80 credits at t = 6\s+accepted, funded by g1 \(80\)$/);
   await page.mouse.move(box.x + box.width / 2, box.y + box.height + 200);
   await expect(page.locator('#chart-tip')).toBeHidden();
 });
