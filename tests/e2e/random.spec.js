@@ -101,6 +101,15 @@ test('a worker replay equals a replay on the page of the same calls', async ({ p
     await expect(page.locator('#burn-card')).toHaveAttribute('data-grant-id', 'g700');
     out.burn = await page.$$eval('#burn-draws tbody tr', (rows) => rows.map((r) => r.textContent));
     out.rejected = await page.$$eval('#log li[data-outcome="rejected"]', (items) => items.map((li) => li.textContent.replace(/\s+/g, ' ')));
+    // Zoomed in to where few grants are valid, each gets a row labelled with what was drawn from it.
+    await page.fill('#view-from', '0');
+    await page.fill('#view-to', '1500');
+    await page.press('#view-to', 'Enter');
+    await expect(page.locator('#timeline-caption')).not.toContainText('packed');
+    out.rows = await page.$$eval('#timeline svg [aria-label="y-axis tick label"] text', (labels) => labels.map((t) => t.textContent));
+    out.drawn = await page.$$eval('#timeline svg g.grant-overlay text', (labels) => labels.map((t) => t.textContent).sort());
+    expect(out.drawn.length).toBeGreaterThan(0);
+    await page.click('#zoom-fit');
     return out;
   };
   const inWorker = await read();
