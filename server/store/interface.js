@@ -69,8 +69,8 @@
  *   compact(customer, baseSeq, entries, horizon, document): Promise<number>
  *                                     the cleanup job's write, one transaction: append `entries` (the `compact`
  *                                     entry) at baseSeq+1… (StoreConflictError if the head moved), store
- *                                     `document` as the snapshot at the new last seq, move every log row up to
- *                                     it to the archive; resolves to that seq
+ *                                     `document` as the snapshot at the new last seq (dropping older ones), move
+ *                                     every log row up to it to the archive; resolves to that seq
  *   close(): Promise<void>
  */
 

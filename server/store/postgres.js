@@ -49,6 +49,8 @@ const SQL = {
   saveSnapshot: 'INSERT INTO snapshots (customer_id, seq, horizon, document) VALUES ($1, $2, $3, $4)',
   archive: `INSERT INTO archive (customer_id, ${ENTRY}) SELECT customer_id, ${ENTRY} FROM log WHERE customer_id = $1 AND seq <= $2`,
   unlog: 'DELETE FROM log WHERE customer_id = $1 AND seq <= $2',
+  // Older snapshots are derived data (the archive keeps the history): only the latest is read.
+  dropOldSnapshots: 'DELETE FROM snapshots WHERE customer_id = $1 AND seq < $2',
 };
 
 // PostgreSQL text cannot hold U+0000, which the package allows in ids: ids are stored
@@ -169,8 +171,8 @@ export class PostgresStore {
 
   /**
    * The cleanup job's write, in one transaction: appends `entries` (the `compact` entry)
-   * at baseSeq+1…, stores `document` as the customer's snapshot at the new last seq, and
-   * moves every log row up to it to the archive. Returns that seq.
+   * at baseSeq+1…, stores `document` as the customer's snapshot at the new last seq (older
+   * ones are dropped), and moves every log row up to it to the archive. Returns that seq.
    */
   async compact(customer, baseSeq, entries, horizon, document) {
     const seq = baseSeq + entries.length;
@@ -180,6 +182,7 @@ export class PostgresStore {
       await client.query(SQL.saveSnapshot, [customer, seq, horizon, document]);
       await client.query(SQL.archive, [customer, seq]);
       await client.query(SQL.unlog, [customer, seq]);
+      await client.query(SQL.dropOldSnapshots, [customer, seq]);
     });
     return seq;
   }

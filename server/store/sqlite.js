@@ -91,6 +91,8 @@ export class SqliteStore {
       saveSnapshot: db.prepare('INSERT INTO snapshots (customer, seq, horizon, document) VALUES (?, ?, ?, ?)'),
       archive: db.prepare('INSERT INTO archive SELECT customer, seq, kind, id, amount, t1, t2 FROM log WHERE customer = ? AND seq <= ?'),
       unlog: db.prepare('DELETE FROM log WHERE customer = ? AND seq <= ?'),
+      // Older snapshots are derived data (the archive keeps the history): only the latest is read.
+      dropOldSnapshots: db.prepare('DELETE FROM snapshots WHERE customer = ? AND seq < ?'),
       submitted: db.prepare(
         `SELECT amount, t1 AS timestamp, seq FROM log WHERE customer = @customer AND id = @id AND kind = 'submit'
          UNION ALL SELECT amount, t1 AS timestamp, seq FROM archive WHERE customer = @customer AND id = @id AND kind = 'submit'
@@ -112,6 +114,7 @@ export class SqliteStore {
       this.#sql.saveSnapshot.run(customer, seq, horizon, text);
       this.#sql.archive.run(customer, seq);
       this.#sql.unlog.run(customer, seq);
+      this.#sql.dropOldSnapshots.run(customer, seq);
     }).immediate();
     return seq;
   }

@@ -137,6 +137,9 @@ export async function runMemoryScenario(storeKit, { customers = 4, events = 6000
     // Held: about GRACE time units (one consumption per unit) plus one interval's events.
     const maxHeld = Math.max(...counts);
     assert.ok(maxHeld <= GRACE + 10, `after a pass a ledger holds ${maxHeld} consumptions, those of the last ${GRACE} time units`);
+    const layout = await storeKit.layout('stream-0');
+    assert.equal(layout.snapshots, 1, 'only the latest snapshot is kept');
+    assert.equal(layout.archived + layout.logged, events + 1 + events / every, 'every entry kept: the grant, the consumptions, one compact entry per pass');
     // The heap after the first pass is what a bounded ledger costs; later passes must not grow it much.
     const heapMax = Math.max(...heap);
     assert.ok(heapMax - baseline <= 2 * (heap[0] - baseline) + 65536, `heap ${baseline} → ${heap.join(', ')}: bounded`);
