@@ -28,13 +28,7 @@ export type BalancePoint = [time: number, balance: number];
 
 /** Codes carried by {@link LedgerError}. */
 export type LedgerErrorCode =
-  | 'DUPLICATE_ID'
-  | 'DISPOSED'
-  | 'LIMIT_EXCEEDED'
-  | 'OUT_OF_MEMORY'
-  | 'INVALID_SNAPSHOT'
-  | 'UNKNOWN_ID'
-  | 'BEFORE_HORIZON';
+  'DUPLICATE_ID' | 'DISPOSED' | 'LIMIT_EXCEEDED' | 'OUT_OF_MEMORY' | 'INVALID_SNAPSHOT' | 'UNKNOWN_ID' | 'BEFORE_HORIZON';
 
 /**
  * A ledger as data (`toJSON()` / `GPULedger.fromJSON()`), version 2: the finality
