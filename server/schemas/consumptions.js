@@ -1,4 +1,4 @@
-import { allocations, amount, errors, ledgerId, params, time } from './common.js';
+import { allocations, amount, consistencyQuery, errors, ledgerId, params, time } from './common.js';
 
 export const consumptionInput = {
   type: 'object',
@@ -40,6 +40,7 @@ export const getConsumption = {
   tags: ['consumptions'],
   summary: 'An accepted consumption and its current draws (404 when unknown, rejected or only queued)',
   params: params('eventId'),
+  querystring: consistencyQuery,
   response: {
     200: {
       type: 'object',
@@ -60,6 +61,7 @@ export const listPending = {
   tags: ['consumptions'],
   summary: 'Queued consumptions, in retry order (timestamp, arrival)',
   params: params(),
+  querystring: consistencyQuery,
   response: { 200: { type: 'object', properties: { pending: { type: 'array', items: pendingItem } }, required: ['pending'] }, ...errors() },
 };
 

@@ -1,4 +1,4 @@
-import { allocations, amount, errors, ledgerId, params, time, timeQuery } from './common.js';
+import { allocations, amount, consistencyQuery, errors, ledgerId, params, time, timeQuery } from './common.js';
 
 export const grantInput = {
   type: 'object',
@@ -56,6 +56,7 @@ export const burnDown = {
   tags: ['grants'],
   summary: "A grant's draws and its remaining credit over its window (burnDown)",
   params: params('grantId'),
+  querystring: consistencyQuery,
   response: {
     200: {
       type: 'object',

@@ -1,4 +1,4 @@
-import { errors, params, timeQuery } from './common.js';
+import { consistencyQuery, errors, params, timeQuery } from './common.js';
 
 const at = (field) => ({
   type: 'object',
@@ -41,6 +41,7 @@ export const ledgerDocument = {
   tags: ['reads'],
   summary: "The package's snapshot document (toJSON) of this customer",
   params: params(),
+  querystring: consistencyQuery,
   response: {
     200: {
       type: 'object',
