@@ -57,6 +57,14 @@ export const cells = [
     expect: { wasmFile: SEED },
   },
   {
+    name: 'vite-dev-wasm-file',
+    fixture: 'vite-wasm-file', // the same app, under `vite` dev instead of build + preview
+    kind: 'vite-dev',
+    shared: ['seed.js'],
+    separateWasm: true,
+    expect: { wasmFile: SEED },
+  },
+  {
     name: 'vite-worker',
     kind: 'vite',
     shared: ['seed.js'],

@@ -65,7 +65,7 @@ async function packTarball() {
 
 async function makeProject(cell, tarball) {
   const dir = join(work, cell.name);
-  cpSync(join(here, 'fixtures', cell.name), dir, { recursive: true });
+  cpSync(join(here, 'fixtures', cell.fixture ?? cell.name), dir, { recursive: true });
   for (const file of cell.shared) cpSync(join(here, 'fixtures/shared', file), join(dir, file));
   // The tarball has no dependencies: nothing to download, from a fresh machine too.
   await sh('npm', ['install', tarball, '--offline', '--no-save', '--no-audit', '--no-fund', '--loglevel=error'], dir);
@@ -180,6 +180,20 @@ async function runVite(cell, dir) {
   }
 }
 
+// The dev server serves the package's files as they are (dependency pre-bundling included).
+async function runViteDev(cell, dir) {
+  const { createServer } = await import('vite');
+  const server = await createServer({ root: dir, logLevel: 'silent', server: { host: '127.0.0.1', port: 0, strictPort: false } });
+  try {
+    await server.listen();
+    const { result, streamed } = await openPage(server.resolvedUrls.local[0], { before: countStreaming });
+    assert.equal(streamed, 1, 'the .wasm was not compiled with instantiateStreaming');
+    return result;
+  } finally {
+    await server.close();
+  }
+}
+
 async function runEsbuild(cell, dir) {
   const esbuild = await import('esbuild');
   const outfile = join(dir, 'out/app.js');
@@ -210,7 +224,7 @@ async function runEsbuild(cell, dir) {
   return result;
 }
 
-const runners = { node: runNode, tsc: runTsc, vite: runVite, esbuild: runEsbuild };
+const runners = { node: runNode, tsc: runTsc, vite: runVite, 'vite-dev': runViteDev, esbuild: runEsbuild };
 
 let passed = 0;
 let failed = 0;
