@@ -12,12 +12,16 @@ if [ "$#" -eq 0 ]; then
 fi
 exec node --input-type=module -e '
 import { startPostgres } from "./server/test/support/postgres.js";
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 const pg = await startPostgres({ fsync: process.env.PG_FSYNC !== "off" });
 console.error(`PostgreSQL at ${pg.url}`);
-const r = spawnSync(process.argv[1], process.argv.slice(2), {
+const child = spawn(process.argv[1], process.argv.slice(2), {
   stdio: "inherit", env: { ...process.env, LEDGER_PG_URL: pg.url },
 });
-pg.stop();
-process.exit(r.status ?? 1);
+// Signals go to the command; the server is stopped once it has exited.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+child.on("exit", (code, signal) => {
+  pg.stop();
+  process.exit(code ?? (signal ? 1 : 0));
+});
 ' "$@"
