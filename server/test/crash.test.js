@@ -1,9 +1,9 @@
 // Crash safety: concurrent writers while the server is SIGKILLed at random moments and
 // restarted on the same SQLite file. Clients retry every request that was not answered,
-// with the same id and parameters, until it is. At the end, every acknowledged
-// acceptance is in the ledger exactly once, nothing answered as rejected is, and every
-// customer's state (served from the cache, then from a fresh process) equals a replay of
-// its log by the package.
+// with the same id and parameters, until it is. At the end, every acknowledged change
+// (grants, consumptions, queued ones, voids, end changes) is in the ledger exactly once,
+// nothing answered as rejected is, and every customer's state (served from the cache,
+// then from a fresh process) equals a replay of its log by the package.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -53,6 +53,7 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
   // Every request a writer sent, with its final answer.
   const grants = []; // { customer, grantId, params, status, unanswered }
   const consumptions = []; // { customer, eventId, params, mode, status, body, unanswered }
+  const changes = []; // { customer, grantId, kind: 'void' | 'end', endTime, status, body, unanswered }
   let stopWriters = false;
 
   const grantParams = (r) => {
@@ -71,6 +72,12 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
   async function writer(n) {
     const r = rng.fork();
     const client = makeClient({ target, key: keys.writer, maxSockets: 1 });
+    const admin = makeClient({ target, key: keys.admin, maxSockets: 1 }); // voids and end changes
+    const unchanged = []; // this writer's acknowledged grants that no void or end change touched yet
+    const acknowledge = (record) => {
+      grants.push(record);
+      if (record.status === 200 || record.status === 201) unchanged.push(record);
+    };
     try {
       for (let k = 0; k < MAX_OPS_PER_WRITER && !stopWriters && Date.now() < loadDeadline; k += 1) {
         const customer = r.pick(CUSTOMERS);
@@ -80,13 +87,26 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
           const grantId = `g-w${n}-${k}`;
           const params = grantParams(r);
           const answer = await client.untilAnswered('POST', `${base}/grants`, { grantId, ...params }, { deadline: answerDeadline });
-          grants.push({ customer, grantId, params, status: answer.status, body: answer.body, unanswered: answer.unanswered });
-        } else if (roll < 0.82) {
+          acknowledge({ customer, grantId, params, status: answer.status, body: answer.body, unanswered: answer.unanswered });
+        } else if (roll < 0.8) {
           const eventId = `e-w${n}-${k}`;
           const params = consumptionParams(r);
           const mode = consumptionMode(r);
           const answer = await client.untilAnswered('POST', `${base}/consumptions`, consumptionBody(eventId, params, mode), { deadline: answerDeadline });
           consumptions.push({ customer, eventId, params, mode, status: answer.status, body: answer.body, unanswered: answer.unanswered });
+        } else if (roll < 0.9 && unchanged.length > 0) {
+          // One void or end change per grant, so its final state follows from this answer.
+          const g = unchanged.splice(r.int(0, unchanged.length - 1), 1)[0];
+          const path = `/v1/customers/${g.customer}/grants/${g.grantId}`;
+          if (r.chance(0.5)) {
+            const answer = await admin.untilAnswered('POST', `${path}/void`, undefined, { deadline: answerDeadline });
+            changes.push({ customer: g.customer, grantId: g.grantId, kind: 'void', status: answer.status, body: answer.body, unanswered: answer.unanswered });
+          } else {
+            // Earlier (may be refused: it would unfund a draw) or later (lets queued ones in).
+            const endTime = g.params.startTime + r.int(0, 600);
+            const answer = await admin.untilAnswered('PATCH', path, { endTime }, { deadline: answerDeadline });
+            changes.push({ customer: g.customer, grantId: g.grantId, kind: 'end', endTime, status: answer.status, body: answer.body, unanswered: answer.unanswered });
+          }
         } else {
           // A batch of grants and consumptions, committed in one transaction.
           const items = [];
@@ -110,7 +130,7 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
           items.forEach((it, j) => {
             const { status, body } = batchItemAnswer(answer.body.results[j]);
             const record = { customer, params: it.params, status, body, unanswered: answer.unanswered, batch: true };
-            if (it.kind === 'grant') grants.push({ ...record, grantId: it.grantId });
+            if (it.kind === 'grant') acknowledge({ ...record, grantId: it.grantId });
             else consumptions.push({ ...record, eventId: it.eventId, mode: it.mode });
           });
         }
@@ -120,11 +140,12 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
       throw err;
     } finally {
       client.close();
+      admin.close();
     }
   }
 
-  // A reader alongside: whatever a read shows must still be there at the end (nothing is
-  // ever removed in this workload), or the service showed state it had not committed.
+  // A reader alongside: whatever a read shows must still be there at the end (only voids
+  // remove anything, and only grants), or the service showed state it had not committed.
   const seen = new Map(CUSTOMERS.map((c) => [c, { grants: new Set(), consumptions: new Set() }]));
   let reads = 0;
   async function reader() {
@@ -170,6 +191,12 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
   for (const g of grants) {
     assert.ok(g.status === 201 || (g.status === 200 && g.unanswered > 0), `grant ${g.customer}/${g.grantId}: ${g.status} after ${g.unanswered} unanswered ${JSON.stringify(g.body)}`);
   }
+  for (const c of changes) {
+    assert.equal(c.status, 200, `${c.kind} of ${c.customer}/${c.grantId}: ${JSON.stringify(c.body)}`);
+    assert.equal(typeof c.body.applied, 'boolean');
+  }
+  const changeOf = new Map(changes.map((c) => [`${c.customer}/${c.grantId}`, c]));
+  console.log(`# ${changes.filter((c) => c.body.applied).length} of ${changes.length} voids and end changes applied`);
   for (const c of consumptions) {
     assert.equal(c.status, 200, `consumption ${c.customer}/${c.eventId}: ${JSON.stringify(c.body)}`);
     assert.equal(c.body.eventId, c.eventId);
@@ -211,12 +238,16 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
         // Acknowledgements against the ledger.
         const doc = servedAfter[customer].ledger;
         const grantIds = doc.grants.map((g) => g.grantId);
-        const sentGrants = grants.filter((g) => g.customer === customer);
+        // The acknowledged grants, less those a void was acknowledged for, with the end an
+        // acknowledged end change gave them.
+        const change = (g) => changeOf.get(`${customer}/${g.grantId}`);
+        const expectedGrants = grants.filter((g) => g.customer === customer && !(change(g)?.kind === 'void' && change(g).body.applied));
         assert.equal(new Set(grantIds).size, grantIds.length, `${customer}: a grant id twice in the ledger`);
-        assert.deepStrictEqual([...grantIds].sort(), sentGrants.map((g) => g.grantId).sort(), `${customer}: ledger grants differ from the acknowledged ones`);
-        for (const g of sentGrants) {
+        assert.deepStrictEqual([...grantIds].sort(), expectedGrants.map((g) => g.grantId).sort(), `${customer}: ledger grants differ from the acknowledged ones`);
+        for (const g of expectedGrants) {
           const inLedger = doc.grants.find((x) => x.grantId === g.grantId);
-          assert.deepStrictEqual({ amount: inLedger.amount, startTime: inLedger.startTime, endTime: inLedger.endTime }, g.params, `${customer}/${g.grantId}`);
+          const endTime = change(g)?.kind === 'end' && change(g).body.applied ? change(g).endTime : g.params.endTime;
+          assert.deepStrictEqual({ amount: inLedger.amount, startTime: inLedger.startTime, endTime: inLedger.endTime }, { ...g.params, endTime }, `${customer}/${g.grantId}`);
         }
         const charged = new Map();
         for (const c of doc.consumptions) {
@@ -227,7 +258,10 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
         const sent = consumptions.filter((c) => c.customer === customer);
         const sentIds = new Set(sent.map((c) => c.eventId));
         for (const id of charged.keys()) assert.ok(sentIds.has(id), `${customer}: ${id} in the ledger was never sent`);
-        for (const id of seen.get(customer).grants) assert.ok(grantIds.includes(id), `${customer}: grant ${id} was shown by a read and later lost`);
+        for (const id of seen.get(customer).grants) {
+          if (changeOf.get(`${customer}/${id}`)?.kind === 'void') continue;
+          assert.ok(grantIds.includes(id), `${customer}: grant ${id} was shown by a read and later lost`);
+        }
         for (const id of seen.get(customer).consumptions) assert.ok(charged.has(id), `${customer}: ${id} was shown by a read and later lost`);
         for (const c of sent) {
           const inLedger = charged.get(c.eventId);
