@@ -89,11 +89,11 @@ export class CustomerLedger {
     this.seq = seq;
   }
 
-  /** compact(horizon) (the cleanup job, or its log entry): what it dropped, as counts. */
+  /** compact(horizon) (the cleanup job, or its log entry): what it dropped (queued consumptions by id). */
   compactTo(horizon) {
     const r = this.ledger.compact(horizon);
     for (const p of r.droppedPending) this.queued.delete(p.eventId);
-    return { droppedGrants: r.droppedGrants, droppedConsumptions: r.droppedConsumptions, droppedPending: r.droppedPending.length };
+    return { droppedGrants: r.droppedGrants, droppedConsumptions: r.droppedConsumptions, droppedPending: r.droppedPending.map((p) => p.eventId) };
   }
 
   /** The queued consumptions let in since the last call, and forgets them. */
