@@ -1,9 +1,12 @@
 // The cleanup job on the SQLite store (support/cleanup-scenario.js says what is checked).
 import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteStore } from '../store/sqlite.js';
-import { makeTempDir } from './support/tmp.js';
+import { makeTempDir, writeKeyFile } from './support/tmp.js';
+import { startServer } from './support/server-process.js';
+import { makeClient } from './support/http-client.js';
 import { seedFromEnv } from './support/seed.js';
 import { runCleanupScenario, runMemoryScenario } from './support/cleanup-scenario.js';
 
@@ -46,4 +49,29 @@ test('SQLite: compaction, restart, identical answers at and after the horizon, r
 test('SQLite: a stream with periodic cleanup keeps every ledger bounded', { timeout: 120_000 }, async () => {
   const r = await runMemoryScenario(kit('memory.db'));
   console.log(`# memory: ${r.customers} customers × ${r.events} consumptions with cleanup: at most ${r.maxHeld} held per ledger; WASM heap ${r.baseline} → max ${r.heapMax} bytes, ${r.perCustomer} bytes per customer`);
+});
+
+test('server.js: LEDGER_GRACE and LEDGER_CLEANUP_INTERVAL_MS run the job in a server process', { timeout: 60_000 }, async () => {
+  const { path: keysPath, keys } = writeKeyFile(tmp.path);
+  const server = await startServer({ store: join(tmp.path, 'process.db'), keys: keysPath, env: { LEDGER_GRACE: '10', LEDGER_CLEANUP_INTERVAL_MS: '100', LOG_LEVEL: 'warn' } });
+  const client = makeClient({ target: server, key: keys.admin });
+  try {
+    const base = '/v1/customers/proc';
+    assert.equal((await client.untilAnswered('POST', `${base}/grants`, { grantId: 'g', amount: 100, startTime: 0, endTime: 1000 })).status, 201);
+    for (let i = 0; i < 10; i++) await client.untilAnswered('POST', `${base}/consumptions`, { eventId: `e${i}`, amount: 1, timestamp: i * 10 });
+    let doc;
+    for (let tries = 0; tries < 100; tries++) {
+      doc = (await client.untilAnswered('GET', `${base}/ledger`)).body;
+      if (doc.horizon > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(doc.horizon, 80, 'latest consumption 90 minus grace 10');
+    assert.deepEqual(doc.consumptions.map((c) => c.eventId), ['e8', 'e9']);
+    const late = await client.untilAnswered('POST', `${base}/consumptions`, { eventId: 'late', amount: 1, timestamp: 5 });
+    assert.deepEqual([late.status, late.body.error.code], [409, 'BEFORE_HORIZON']);
+    assert.deepEqual(await server.stop(), { code: 0, signal: null }, 'SIGTERM stops the job and the server cleanly');
+  } finally {
+    client.close();
+    await server.stop();
+  }
 });
