@@ -30,7 +30,9 @@ std::string quoted(std::string_view text) {
 
 std::string snapshotJson(const gcl::Ledger& ledger) {
   std::ostringstream out;
-  out << "{\"format\":\"gpu-credit-ledger\",\"version\":1,\"grants\":[";
+  // The package's toJSON() document, version 2 (docs/semantics.md, "Snapshots").
+  out << "{\"format\":\"gpu-credit-ledger\",\"version\":2,\"horizon\":" << ledger.horizon()
+      << ",\"grants\":[";
   for (size_t i = 0; i < ledger.grantCount(); ++i) {
     const gcl::GrantRecord g = ledger.grant(i);
     out << (i ? "," : "") << "{\"grantId\":" << quoted(g.grantId) << ",\"amount\":" << g.amount
