@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GPULedger, LedgerError } from 'gpu-credit-ledger';
 import { thrown } from './helpers.js';
+import { SEED_EXAMPLE_1, runSeed, seedResults } from './fixtures/seed.js';
 
 const KIB = 1024;
 
@@ -33,9 +34,8 @@ describe('resource limits', () => {
     ledger.dispose();
     // Freed: a new ledger works normally.
     const next = new GPULedger();
-    next.addGrant('g1', 100, 0, 10);
-    expect(next.consume('c1', 80, 6)).toBe(true);
-    expect(next.getBalance(6)).toBe(20);
+    expect(runSeed(next, SEED_EXAMPLE_1)).toEqual(seedResults(SEED_EXAMPLE_1));
+    expect(next.getBalance(6)).toBe(70);
     next.dispose();
   }, 180_000);
 
