@@ -109,8 +109,8 @@ test('missing and wrong keys are 401; roles and customer lists are 403', async (
     ['reader consuming', READER, 'POST', `${base}/consumptions`, consumption, 403, 'FORBIDDEN'],
     ['reader queueing', READER, 'POST', `${base}/consumptions`, { ...consumption, queue: true }, 403, 'FORBIDDEN'],
     ['reader sending a batch', READER, 'POST', `${base}/events`, { events: [{ type: 'grant', ...grant }] }, 403, 'FORBIDDEN'],
-    ['writer voiding a grant', WRITER, 'POST', `${base}/grants/g1/void`, undefined, 403, 'FORBIDDEN'],
-    ['writer changing an end', WRITER, 'PATCH', `${base}/grants/g1`, { endTime: 20 }, 403, 'FORBIDDEN'],
+    ['reader voiding a grant', READER, 'POST', `${base}/grants/g1/void`, undefined, 403, 'FORBIDDEN'],
+    ['reader changing an end', READER, 'PATCH', `${base}/grants/g1`, { endTime: 20 }, 403, 'FORBIDDEN'],
     ['acme key on another customer', ACME_WRITER, 'POST', '/v1/customers/other/grants', grant, 403, 'FORBIDDEN'],
     ['acme key reading another customer', ACME_WRITER, 'GET', '/v1/customers/other/ledger', undefined, 403, 'FORBIDDEN'],
   ];

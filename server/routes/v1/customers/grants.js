@@ -22,11 +22,11 @@ export default async function grants(fastify) {
     return body;
   });
 
-  fastify.post('/grants/:grantId/void', { schema: schemas.voidGrant, config: { access: 'admin' } }, (request, reply) =>
+  fastify.post('/grants/:grantId/void', { schema: schemas.voidGrant, config: { access: 'write' } }, (request, reply) =>
     answer(fastify, request, reply, ops.voidGrant, { grantId: request.params.grantId }),
   );
 
-  fastify.patch('/grants/:grantId', { schema: schemas.setGrantEnd, config: { access: 'admin' } }, (request, reply) =>
+  fastify.patch('/grants/:grantId', { schema: schemas.setGrantEnd, config: { access: 'write' } }, (request, reply) =>
     answer(fastify, request, reply, ops.setGrantEnd, { grantId: request.params.grantId, endTime: request.body.endTime }),
   );
 }
