@@ -30,7 +30,8 @@ export const MIGRATIONS = [
     customer_id TEXT NOT NULL,
     seq BIGINT NOT NULL,
     horizon BIGINT NOT NULL,
-    document JSONB NOT NULL,
+    -- JSON text, not JSONB: JSONB refuses the JSON escape of U+0000, which an id may need.
+    document TEXT NOT NULL,
     PRIMARY KEY (customer_id, seq)
   );
   CREATE TABLE IF NOT EXISTS archive (${LOG_COLUMNS});

@@ -121,7 +121,7 @@ export class PostgresStore {
     // Snapshot and log after it from one view: the cleanup job may archive concurrently.
     return this.#transaction('REPEATABLE READ READ ONLY', async (client) => {
       const { rows } = await client.query(SQL.snapshot, [customer]);
-      const snapshot = rows.length === 0 ? null : rows[0];
+      const snapshot = rows.length === 0 ? null : { seq: rows[0].seq, horizon: rows[0].horizon, document: JSON.parse(rows[0].document) };
       const after = snapshot === null ? 0 : snapshot.seq;
       const tail = await client.query({ text: SQL.logAfter, values: [customer, after], rowMode: 'array' });
       const entries = decodeRows(tail.rows);
@@ -179,7 +179,7 @@ export class PostgresStore {
     await this.#transaction('READ COMMITTED', async (client) => {
       await this.#lockAt(client, customer, baseSeq);
       await client.query(SQL.append, [customer, baseSeq, ...columns(entries)]);
-      await client.query(SQL.saveSnapshot, [customer, seq, horizon, document]);
+      await client.query(SQL.saveSnapshot, [customer, seq, horizon, JSON.stringify(document)]);
       await client.query(SQL.archive, [customer, seq]);
       await client.query(SQL.unlog, [customer, seq]);
       await client.query(SQL.dropOldSnapshots, [customer, seq]);

@@ -69,3 +69,30 @@ test('an id with U+0000 commits alongside another customer, and reads back after
     await app.close();
   }
 });
+
+test('a compaction of a customer with such ids is stored, reloaded, and remembers them', async () => {
+  const openWithCleanup = async () => {
+    const store = new PostgresStore(server.url);
+    await store.open();
+    return buildApp({ store, keys: KEYS, limits: { maxEventLoopDelay: 0 }, cleanup: { grace: 0, intervalMs: 3_600_000 } });
+  };
+  const post = (app, route, payload) => app.inject({ method: 'POST', url: `/v1/customers/ids-c/${route}`, headers: auth, payload });
+  let app = await openWithCleanup();
+  try {
+    assert.equal((await post(app, 'grants', { grantId: 'g\u0000', amount: 10, startTime: 0, endTime: 10 })).statusCode, 201);
+    assert.equal((await post(app, 'consumptions', { eventId: 'old\u0000', amount: 3, timestamp: 1 })).json().accepted, true);
+    assert.equal((await post(app, 'consumptions', { eventId: 'new\u0000\\', amount: 2, timestamp: 4 })).json().accepted, true);
+    const [pass] = await app.cleanup.runOnce();
+    assert.equal(pass.horizon, 4);
+    const compacted = (await app.inject({ method: 'GET', url: '/v1/customers/ids-c/ledger', headers: auth })).json();
+    await app.close();
+    app = await openWithCleanup();
+    const reloaded = (await app.inject({ method: 'GET', url: '/v1/customers/ids-c/ledger', headers: auth })).json();
+    assert.deepEqual(reloaded, compacted, 'rebuilt from the snapshot');
+    assert.deepEqual(reloaded.consumptions.map((c) => c.eventId), ['new\u0000\\']);
+    const retry = await post(app, 'consumptions', { eventId: 'old\u0000', amount: 3, timestamp: 1 });
+    assert.equal(retry.json().accepted, true, 'the archived id is found under its escaped form');
+  } finally {
+    await app.close();
+  }
+});
