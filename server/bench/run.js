@@ -75,24 +75,28 @@ async function main() {
   console.log(`# load average before the run: ${loadavg()[0].toFixed(2)} (anything else running on the machine takes from both)`);
   console.log(`# ${connections} connections, ${duration} s per measurement after a 2 s warm-up; store ${postgres ? 'PostgreSQL 15 (temp cluster, fsync on)' : opts.store ?? 'SQLite (temp file)'}, ${instances} service instance(s)`);
 
-  if (only.has('floor')) {
-    const noop = await startServer({ entry: join(repoRoot, 'server', 'bench', 'noop-server.js') });
-    const r = await measure({
-      url: noop.url,
-      pid: noop.pid,
-      connections,
-      duration,
-      request: (i) => ({ method: 'POST', path: `/v1/customers/${customerId(i % customers)}/consumptions`, body: { eventId: `n-${i}`, amount: 1, timestamp: i } }),
-    });
-    row('no-op Fastify POST (floor)', r, { eventsPerRequest: null });
-    await noop.stop();
-  }
-
+  const service = ['single', 'batch', 'reads', 'cached-reads', 'rebuild'].some((name) => only.has(name));
   try {
-    if (['single', 'batch', 'reads', 'cached-reads', 'rebuild'].some((name) => only.has(name))) await measureService();
+    if (only.has('floor')) await measureFloor('no-op Fastify POST (floor)');
+    if (service) await measureService();
+    // Measured again at the end: on a shared machine the floor moves with everything else.
+    if (only.has('floor') && service) await measureFloor('no-op Fastify POST (floor, again)');
   } finally {
     printTable(); // what was measured before a failure is still worth seeing
   }
+}
+
+async function measureFloor(name) {
+  const noop = await startServer({ entry: join(repoRoot, 'server', 'bench', 'noop-server.js') });
+  const r = await measure({
+    url: noop.url,
+    pid: noop.pid,
+    connections,
+    duration,
+    request: (i) => ({ method: 'POST', path: `/v1/customers/${customerId(i % customers)}/consumptions`, body: { eventId: `n-${i}`, amount: 1, timestamp: i } }),
+  });
+  row(name, r, { eventsPerRequest: null });
+  await noop.stop();
 }
 
 /**
@@ -244,7 +248,9 @@ async function checkCommitted(client, answeredCount) {
 }
 
 function printTable() {
-  const floor = rows.find((r) => r.name.includes('floor'))?.rps;
+  // The better of the floor's two runs: the ratios are then the less flattering ones.
+  const floors = rows.filter((r) => r.name.includes('floor')).map((r) => r.rps);
+  const floor = floors.length > 0 ? Math.max(...floors) : undefined;
   const fmt = (n, digits = 0) => (n === null || n === undefined ? '' : Number(n).toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
   const header = ['workload', 'requests/s', 'p50 ms', 'p99 ms', 'events/s', 'vs floor', 'failed', 'CPU server / load', 'target'];
   const percent = (x) => (x === null || x === undefined ? '?' : `${Math.round(100 * x)}%`);
