@@ -160,6 +160,9 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
         for (const c of answer.body.consumptions) seen.get(customer).consumptions.add(c.eventId);
         reads += 1;
       }
+    } catch (err) {
+      stopWriters = true;
+      throw err;
     } finally {
       client.close();
     }
