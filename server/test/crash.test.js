@@ -55,6 +55,9 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
   const consumptions = []; // { customer, eventId, params, mode, status, body, unanswered }
   const changes = []; // { customer, grantId, kind: 'void' | 'end', endTime, status, body, unanswered }
   let stopWriters = false;
+  // Set when any client or the killer failed: the others give up their retries at once.
+  let failed = false;
+  const abandon = () => failed;
 
   const grantParams = (r) => {
     const startTime = r.int(0, TIME_SPAN);
@@ -86,25 +89,25 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
         if (roll < 0.22) {
           const grantId = `g-w${n}-${k}`;
           const params = grantParams(r);
-          const answer = await client.untilAnswered('POST', `${base}/grants`, { grantId, ...params }, { deadline: answerDeadline });
+          const answer = await client.untilAnswered('POST', `${base}/grants`, { grantId, ...params }, { deadline: answerDeadline, abandon });
           acknowledge({ customer, grantId, params, status: answer.status, body: answer.body, unanswered: answer.unanswered });
         } else if (roll < 0.8) {
           const eventId = `e-w${n}-${k}`;
           const params = consumptionParams(r);
           const mode = consumptionMode(r);
-          const answer = await client.untilAnswered('POST', `${base}/consumptions`, consumptionBody(eventId, params, mode), { deadline: answerDeadline });
+          const answer = await client.untilAnswered('POST', `${base}/consumptions`, consumptionBody(eventId, params, mode), { deadline: answerDeadline, abandon });
           consumptions.push({ customer, eventId, params, mode, status: answer.status, body: answer.body, unanswered: answer.unanswered });
         } else if (roll < 0.9 && unchanged.length > 0) {
           // One void or end change per grant, so its final state follows from this answer.
           const g = unchanged.splice(r.int(0, unchanged.length - 1), 1)[0];
           const path = `/v1/customers/${g.customer}/grants/${g.grantId}`;
           if (r.chance(0.5)) {
-            const answer = await admin.untilAnswered('POST', `${path}/void`, undefined, { deadline: answerDeadline });
+            const answer = await admin.untilAnswered('POST', `${path}/void`, undefined, { deadline: answerDeadline, abandon });
             changes.push({ customer: g.customer, grantId: g.grantId, kind: 'void', status: answer.status, body: answer.body, unanswered: answer.unanswered });
           } else {
             // Earlier (may be refused: it would unfund a draw) or later (lets queued ones in).
             const endTime = g.params.startTime + r.int(0, 600);
-            const answer = await admin.untilAnswered('PATCH', path, { endTime }, { deadline: answerDeadline });
+            const answer = await admin.untilAnswered('PATCH', path, { endTime }, { deadline: answerDeadline, abandon });
             changes.push({ customer: g.customer, grantId: g.grantId, kind: 'end', endTime, status: answer.status, body: answer.body, unanswered: answer.unanswered });
           }
         } else {
@@ -124,7 +127,7 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
               ? { type: 'grant', grantId: it.grantId, ...it.params }
               : { type: 'consumption', ...consumptionBody(it.eventId, it.params, it.mode) },
           );
-          const answer = await client.untilAnswered('POST', `${base}/events`, { events }, { deadline: answerDeadline });
+          const answer = await client.untilAnswered('POST', `${base}/events`, { events }, { deadline: answerDeadline, abandon });
           assert.equal(answer.status, 200, `batch on ${customer}: ${JSON.stringify(answer.body)}`);
           assert.equal(answer.body.results.length, items.length);
           items.forEach((it, j) => {
@@ -137,6 +140,7 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
       }
     } catch (err) {
       stopWriters = true; // a failing writer ends the run: the killer stops restarting
+      failed = true;
       throw err;
     } finally {
       client.close();
@@ -154,7 +158,7 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
     try {
       while (!stopWriters && Date.now() < loadDeadline) {
         const customer = r.pick(CUSTOMERS);
-        const answer = await client.untilAnswered('GET', `/v1/customers/${customer}/ledger`, undefined, { deadline: answerDeadline });
+        const answer = await client.untilAnswered('GET', `/v1/customers/${customer}/ledger`, undefined, { deadline: answerDeadline, abandon });
         assert.equal(answer.status, 200, JSON.stringify(answer.body));
         for (const g of answer.body.grants) seen.get(customer).grants.add(g.grantId);
         for (const c of answer.body.consumptions) seen.get(customer).consumptions.add(c.eventId);
@@ -162,6 +166,7 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
       }
     } catch (err) {
       stopWriters = true;
+      failed = true;
       throw err;
     } finally {
       client.close();
@@ -180,6 +185,9 @@ test('acknowledged writes survive SIGKILL; nothing unacknowledged or rejected is
         server = await startServer({ store, keys: keysPath, env: NO_CLEANUP });
         target.url = server.url;
       }
+    } catch (err) {
+      failed = true; // the server did not come back: nobody will answer the clients
+      throw err;
     } finally {
       stopWriters = true;
     }

@@ -63,11 +63,12 @@ export function makeClient({ target, key, timeoutMs = 15_000, maxSockets = 4 }) 
   /**
    * Sends until answered: network errors and the statuses in `retryOn` (default 503 and
    * 429) are retried after a short pause (Retry-After is honoured up to `maxPauseMs`).
-   * Gives up with an error after `maxAttempts` or at `deadline` (ms since epoch).
+   * Gives up with an error after `maxAttempts`, at `deadline` (ms since epoch), or when
+   * `abandon()` returns true (a test that already failed stops its clients).
    * Resolves to the answer plus `attempts` and `unanswered` (how many attempts got no
    * answer or a retryable one: the request may have been applied by any of them).
    */
-  async function untilAnswered(method, path, body, { retryOn = [503, 429], maxAttempts = 1000, deadline = Infinity, maxPauseMs = 200 } = {}) {
+  async function untilAnswered(method, path, body, { retryOn = [503, 429], maxAttempts = 1000, deadline = Infinity, maxPauseMs = 200, abandon = () => false } = {}) {
     let unanswered = 0;
     for (let attempt = 1; ; attempt += 1) {
       let answer = null;
@@ -80,7 +81,7 @@ export function makeClient({ target, key, timeoutMs = 15_000, maxSockets = 4 }) 
       }
       if (answer && !retryOn.includes(answer.status)) return { ...answer, attempts: attempt, unanswered };
       unanswered += 1;
-      if (attempt >= maxAttempts || Date.now() >= deadline) {
+      if (attempt >= maxAttempts || Date.now() >= deadline || abandon()) {
         const why = failure ? failure.message : `status ${answer.status} ${JSON.stringify(answer.body)}`;
         throw new Error(`${method} ${path}: not answered after ${attempt} attempts (${why})`);
       }
