@@ -4,7 +4,8 @@
  * Grants are valid on an inclusive window; each consumption draws from the grants valid at
  * its timestamp, earliest-expiring first (ties by grant id in code point order). A
  * consumption is accepted only if every accepted consumption, old and new, stays funded.
- * The full contract is in the README ("Semantics").
+ * The README summarises the contract ("Semantics in short"); the full contract is
+ * docs/semantics.md in the source repository.
  *
  * @packageDocumentation
  */
