@@ -1,5 +1,7 @@
 // `npm run bench:server`: the service under autocannon on loopback, against the HTTP
-// floor of a no-op Fastify route, in one run. Prints a table with the command and date.
+// floor of a no-op Fastify route (measured before and after the service), in one run.
+// Prints a table with the command and date, and checks that what was answered 2xx was
+// committed.
 //
 //   node server/bench/run.js [--duration 10] [--connections 64] [--customers 1000]
 //     [--batch 100] [--rebuild-events 1000000] [--store PATH | --store postgres://…]
