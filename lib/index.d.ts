@@ -82,6 +82,11 @@ export interface CompactResult {
 export type RejectReason = 'INSUFFICIENT_CREDIT' | 'WOULD_UNFUND';
 
 /** What {@link GPULedger.tryConsume} decided (or, with `dryRun`, would decide). */
+/** An event for {@link GPULedger.applyBatch}: the arguments of `addGrant` or `consume`. */
+export type BatchEvent =
+  | { kind: 'grant'; grantId: string; amount: number; startTime: number; endTime: number }
+  | { kind: 'consume'; eventId: string; amount: number; timestamp: number };
+
 export interface ConsumeResult {
   accepted: boolean;
   /** Its draws when accepted (as {@link GPULedger.allocations} would show them right after); `[]` when rejected. */
@@ -235,6 +240,19 @@ export declare class GPULedger {
    * @throws {RangeError} when `from > to`.
    */
   balanceCurve(from: number, to: number): BalancePoint[];
+
+  /**
+   * Applies grants and consumptions in order, each exactly as `addGrant` or `consume`
+   * would, in a few crossings into WebAssembly (ids and numbers travel in typed arrays):
+   * the way to load many events. One result per event: `true` (grant added or consumption
+   * accepted), `false` (consumption rejected), or the error its single call would have
+   * thrown (`TypeError` for an entry that is not an event); an event with an error changes
+   * nothing and the batch goes on. `onPendingAccepted` listeners are called once, after
+   * the batch, with every queued consumption it let in (allocations as after the batch);
+   * `reallocated()` is as after its last event.
+   * @throws {TypeError} when `events` is not an array.
+   */
+  applyBatch(events: readonly BatchEvent[]): (boolean | Error)[];
 
   /**
    * The largest amount `consume(_, amount, timestamp)` would accept now (0 if none). It

@@ -2,6 +2,7 @@
 // arguments (lib/validate.js), calls the raw WASM ledger (cpp/bindings/wasm_ledger.h),
 // turns a status code into an error (lib/status.js) and a flat result into objects
 // (lib/decode.js). Nothing reaches WASM unchecked, and no error is thrown after a change.
+import { BATCH_CONSUME, BATCH_GRANT, BATCH_RESTORE_GRANT, BATCH_SKIP, runBatch } from './batch.js';
 import { readCoreTable } from './core-table.js';
 import {
   readAllocations,
@@ -17,7 +18,7 @@ import {
 } from './decode.js';
 import { LedgerError } from './errors.js';
 import { PendingListeners } from './pending.js';
-import { readSnapshot, writeSnapshot } from './snapshot.js';
+import { parseSnapshot, readSnapshot, writeSnapshot } from './snapshot.js';
 import { makeStatusErrors } from './status.js';
 import { makeChecks } from './validate.js';
 
@@ -48,6 +49,26 @@ export function makeApi(module) {
       heap[address + i] = unit;
     }
     return text.length;
+  }
+
+  // An applyBatch event: the checks of its single call, in the same order.
+  function checkBatchEvent(event, i) {
+    if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+      throw new TypeError(`applyBatch: events[${i}] must be an object, got ${event === null ? 'null' : Array.isArray(event) ? 'an array' : typeof event}`);
+    }
+    if (event.kind === 'grant') {
+      checkId('addGrant', 'grantId', event.grantId);
+      checkAmount('addGrant', 'amount', event.amount);
+      checkTime('addGrant', 'startTime', event.startTime);
+      checkTime('addGrant', 'endTime', event.endTime);
+      checkWindow('addGrant', 'startTime', event.startTime, 'endTime', event.endTime);
+    } else if (event.kind === 'consume') {
+      checkId('consume', 'eventId', event.eventId);
+      checkAmount('consume', 'amount', event.amount);
+      checkTime('consume', 'timestamp', event.timestamp);
+    } else {
+      throw new TypeError(`applyBatch: events[${i}].kind must be "grant" or "consume", got ${JSON.stringify(String(event.kind))}`);
+    }
   }
 
   // A raw result that is a number is minus a status code (result_encoding.h).
@@ -135,6 +156,62 @@ export function makeApi(module) {
       const count = handle.balanceCurve(from, to);
       if (count < 0) throw statusError('balanceCurve', -count);
       return readCurve(handle.curveView(), count);
+    }
+
+    // --- Bulk loading ---
+
+    /**
+     * Applies grants and consumptions in order, each exactly as addGrant or consume would,
+     * in a few crossings into WASM. `events`: `{ kind: 'grant', grantId, amount, startTime,
+     * endTime }` or `{ kind: 'consume', eventId, amount, timestamp }`. Returns one result per
+     * event: `true` (grant added, consumption accepted), `false` (consumption rejected), or
+     * the error its single call would have thrown; an event with an error changes nothing
+     * and the batch goes on. onPendingAccepted listeners are called once, after the batch,
+     * with every queued consumption it let in; reallocated() is as after its last event.
+     */
+    applyBatch(events) {
+      const handle = this.#live('applyBatch');
+      if (!Array.isArray(events)) {
+        throw new TypeError(`applyBatch: events must be an array, got ${events === null ? 'null' : typeof events}`);
+      }
+      const results = new Array(events.length);
+      const describe = (i, slot, first) => {
+        const event = events[i];
+        if (first) {
+          try {
+            checkBatchEvent(event, i);
+          } catch (error) {
+            results[i] = error;
+            slot[0] = BATCH_SKIP;
+            return;
+          }
+        }
+        if (event.kind === 'grant') {
+          slot[0] = BATCH_GRANT;
+          slot[1] = event.grantId;
+          slot[3] = event.startTime;
+          slot[4] = event.endTime;
+        } else {
+          slot[0] = BATCH_CONSUME;
+          slot[1] = event.eventId;
+          slot[3] = event.timestamp;
+        }
+        slot[2] = event.amount;
+      };
+      const settle = (i, result) => {
+        if (result >= 0) {
+          results[i] = result === 1;
+          return;
+        }
+        const event = events[i];
+        results[i] =
+          event.kind === 'grant'
+            ? statusError('addGrant', -result, `grant ${JSON.stringify(event.grantId)}`)
+            : statusError('consume', -result, `consumption ${JSON.stringify(event.eventId)}`);
+      };
+      runBatch(module, handle, MAX_ID_BYTES, events.length, describe, settle);
+      this.#takeAcceptedPending(handle);
+      return results;
     }
 
     // --- Previews ---
@@ -283,30 +360,64 @@ export function makeApi(module) {
     }
 
     /**
-     * A snapshot's grant: one that started before the horizon was carried across it and
-     * holds what was left of it there (possibly 0); any other is addGrant's.
-     */
-    #restoreGrant({ grantId, amount, startTime, endTime }) {
-      const handle = this.#live('fromJSON');
-      const status = handle.restoreGrant(this.#id(grantId), amount, startTime, endTime);
-      if (status !== Status.OK) throw statusError('fromJSON', status, `grant ${JSON.stringify(grantId)}`);
-    }
-
-    /**
      * Rebuilds a ledger from a snapshot (object or JSON text). Refuses, with nothing
      * built, a document that is malformed or that the rules would not have accepted.
+     * A snapshot's grant that started before the horizon was carried across it and holds
+     * what was left of it there (possibly 0): it is restored as it is; any other is
+     * addGrant's. Everything is loaded through the batch path (lib/batch.js).
      */
     static fromJSON(snapshot) {
-      const { horizon, grants, consumptions, refuse } = readSnapshot(snapshot, checks);
+      const doc = parseSnapshot(snapshot);
+      // The fast read leaves repeated ids to the core's counts; the full read, which
+      // defines the first error of a document, runs only when something failed.
+      const strict = () => readSnapshot(doc, checks);
+      let read;
+      try {
+        read = readSnapshot(doc, checks, false);
+      } catch (error) {
+        strict();
+        throw error;
+      }
+      const { horizon, grants, consumptions, refuse } = read;
       const ledger = new GPULedger();
       try {
         if (horizon > 0) ledger.compact(horizon); // an empty ledger: only sets the horizon
-        for (const grant of grants) ledger.#restoreGrant(grant);
-        consumptions.forEach((consumption, i) => {
-          if (!ledger.consume(consumption.eventId, consumption.amount, consumption.timestamp)) {
-            throw refuse(`consumptions[${i}] (${JSON.stringify(consumption.eventId)}) cannot be funded: the rules would have rejected it`);
+        let failure = null;
+        const describe = (i, slot) => {
+          if (i < grants.length) {
+            const grant = grants[i];
+            slot[0] = BATCH_RESTORE_GRANT;
+            slot[1] = grant.grantId;
+            slot[2] = grant.amount;
+            slot[3] = grant.startTime;
+            slot[4] = grant.endTime;
+          } else {
+            const consumption = consumptions[i - grants.length];
+            slot[0] = BATCH_CONSUME;
+            slot[1] = consumption.eventId;
+            slot[2] = consumption.amount;
+            slot[3] = consumption.timestamp;
           }
-        });
+        };
+        const settle = (i, result) => {
+          if (result === 1 || failure !== null) return; // the first failure is the answer
+          if (i < grants.length) {
+            failure = statusError('fromJSON', -result, `grant ${JSON.stringify(grants[i].grantId)}`);
+            return;
+          }
+          const c = i - grants.length;
+          const { eventId } = consumptions[c];
+          failure =
+            result === 0
+              ? refuse(`consumptions[${c}] (${JSON.stringify(eventId)}) cannot be funded: the rules would have rejected it`)
+              : statusError('consume', -result, `consumption ${JSON.stringify(eventId)}`);
+        };
+        const handle = ledger.#live('fromJSON');
+        runBatch(module, handle, MAX_ID_BYTES, grants.length + consumptions.length, describe, settle);
+        if (failure !== null || handle.grantCount() !== grants.length || handle.consumptionCount() !== consumptions.length) {
+          strict(); // an id that appears twice
+          throw failure ?? refuse('an id appears twice');
+        }
       } catch (error) {
         ledger.dispose();
         if (error instanceof RangeError) throw refuse(error.message);

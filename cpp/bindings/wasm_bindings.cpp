@@ -37,7 +37,14 @@ EMSCRIPTEN_BINDINGS(gpu_credit_ledger) {
       .function("clearReallocated", &WasmLedger::clearReallocated)
       .function("compact", &WasmLedger::compact)
       .function("horizon", &WasmLedger::horizon)
-      .function("restoreGrant", &WasmLedger::restoreGrant);
+      .function("restoreGrant", &WasmLedger::restoreGrant)
+      .function("reserveBatch", &WasmLedger::reserveBatch)
+      .function("batchKinds", &WasmLedger::batchKinds)
+      .function("batchIdEnds", &WasmLedger::batchIdEnds)
+      .function("batchIds", &WasmLedger::batchIds)
+      .function("batchNumbers", &WasmLedger::batchNumbers)
+      .function("batchResults", &WasmLedger::batchResults)
+      .function("applyBatch", &WasmLedger::applyBatch);
   emscripten::function("_coreTable", &gcl_wasm::coreTable);
   emscripten::function("_heapBytes", &gcl_wasm::heapBytesInUse);
   emscripten::function("_heapMax", &gcl_wasm::heapMaxBytes);

@@ -195,6 +195,60 @@ int WasmLedger::restoreGrant(int idLength, double amount, double startTime, doub
   return static_cast<int>(status);
 }
 
+void WasmLedger::reserveBatch(int count, int idBytes) {
+  const size_t n = count < 0 ? 0 : static_cast<size_t>(count);
+  batchKinds_.assign(n, kBatchSkip);
+  batchIdEnds_.assign(n, 0);
+  batchIds_.resize(idBytes < 0 ? 0 : static_cast<size_t>(idBytes));
+  batchNumbers_.assign(3 * n, 0.0);
+  batchResults_.assign(n, 0);
+  if (n == 0) {  // the end of a batch: keep nothing between calls
+    batchKinds_.shrink_to_fit();
+    batchIdEnds_.shrink_to_fit();
+    batchIds_.shrink_to_fit();
+    batchNumbers_.shrink_to_fit();
+    batchResults_.shrink_to_fit();
+  }
+}
+
+void WasmLedger::applyBatch(int count) {
+  const size_t n = std::min(count < 0 ? size_t{0} : static_cast<size_t>(count), batchKinds_.size());
+  uint32_t begin = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t end = std::min<uint32_t>(batchIdEnds_[i], static_cast<uint32_t>(batchIds_.size()));
+    const std::string_view eventId(batchIds_.data() + begin, end < begin ? 0 : end - begin);
+    begin = end;
+    const double* numbers = batchNumbers_.data() + 3 * i;
+    const int64_t amount = toInt64(numbers[0]);
+    int32_t& result = batchResults_[i];
+    // The same budget check and accounting as each single call.
+    if (batchKinds_[i] != kBatchSkip && !heap_.allows(CallCost::kGrow)) {
+      result = failureCode(gcl::Status::kOutOfMemory);
+      continue;
+    }
+    gcl::Status status = gcl::Status::kOk;
+    switch (batchKinds_[i]) {
+      case kBatchGrant:
+        status = ledger_.addGrant(eventId, amount, toInt64(numbers[1]), toInt64(numbers[2]));
+        result = status == gcl::Status::kOk ? 1 : failureCode(status);
+        break;
+      case kBatchRestoreGrant:
+        status = ledger_.restoreGrant(eventId, amount, toInt64(numbers[1]), toInt64(numbers[2]));
+        result = status == gcl::Status::kOk ? 1 : failureCode(status);
+        break;
+      case kBatchConsume: {
+        bool accepted = false;
+        status = ledger_.consume(eventId, amount, toInt64(numbers[1]), &accepted);
+        result = status != gcl::Status::kOk ? failureCode(status) : accepted ? 1 : 0;
+        break;
+      }
+      default:
+        continue;
+    }
+    account();
+  }
+}
+
 void WasmLedger::account() {
   heap_.update(ledger_.memoryBytes() + idBuffer_.capacity() + sizeof(*this));
 }

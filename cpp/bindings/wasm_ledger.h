@@ -7,6 +7,8 @@
 
 #include <emscripten/val.h>
 
+#include <cstdint>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,7 +81,24 @@ class WasmLedger {
   double horizon() const;
   int restoreGrant(int idLength, double amount, double startTime, double endTime);
 
+  // Bulk loading (lib/batch.js): the wrapper reserves room for `count` events and
+  // `idBytes` bytes of ids, writes them into the batch buffers below, and applyBatch runs
+  // them in order, each exactly as its single call would, in one crossing. Per event:
+  // kind (BatchKind), the end offset of its id in the id bytes, and three numbers
+  // (amount, startTime, endTime for a grant; amount, timestamp, unused for a consumption).
+  // Results, one per event: a consumption 1 accepted / 0 rejected, a grant 1 added, or
+  // minus a status code; a kSkip event (refused by the wrapper's checks) is left as is.
+  enum BatchKind : uint8_t { kBatchGrant = 0, kBatchConsume = 1, kBatchRestoreGrant = 2, kBatchSkip = 3 };
+  void reserveBatch(int count, int idBytes);
+  double batchKinds() { return address(batchKinds_.data()); }
+  double batchIdEnds() { return address(batchIdEnds_.data()); }
+  double batchIds() { return address(batchIds_.data()); }
+  double batchNumbers() { return address(batchNumbers_.data()); }
+  double batchResults() { return address(batchResults_.data()); }
+  void applyBatch(int count);
+
  private:
+  static double address(const void* p) { return static_cast<double>(reinterpret_cast<uintptr_t>(p)); }
   // Records the ledger's size in the heap budget after a call that may have changed it.
   void account();
   std::string_view id(int length) const;
@@ -90,6 +109,11 @@ class WasmLedger {
   mutable std::vector<gcl::Allocation> allocations_;
   std::vector<gcl::BalancePoint> points_;
   std::vector<double> curve_;
+  std::vector<uint8_t> batchKinds_;
+  std::vector<uint32_t> batchIdEnds_;
+  std::vector<char> batchIds_;
+  std::vector<double> batchNumbers_;
+  std::vector<int32_t> batchResults_;
 };
 
 }  // namespace gcl_wasm

@@ -1,0 +1,115 @@
+// Bulk-load and preview half of `npm run bench`: how fast a ledger is loaded from a
+// snapshot (fromJSON) or from a list of events (applyBatch, one crossing into WASM per
+// chunk) against one call per event, and what a write followed by a headroom query costs.
+//   node bench/load_bench.mjs [--quick]      (--quick leaves out 10^6)
+import { GPULedger } from 'gpu-credit-ledger';
+
+const quick = process.argv.includes('--quick');
+const sizes = quick ? [1e4, 1e5] : [1e4, 1e5, 1e6];
+const seconds = (start) => Number(process.hrtime.bigint() - start) / 1e9;
+
+// A ledger of n events as its snapshot: one grant in ten (1,000 credits over 500 time
+// units), the rest unit consumptions in time order, all fundable.
+function snapshotOf(n) {
+  const grants = [];
+  const consumptions = [];
+  for (let i = 0; i < n; i++) {
+    if (i % 10 === 0) grants.push({ grantId: `g${i}`, amount: 1000, startTime: i, endTime: i + 500 });
+    else consumptions.push({ eventId: `c${i}`, amount: 1, timestamp: i });
+  }
+  return { format: 'gpu-credit-ledger', version: 2, horizon: 0, grants, consumptions };
+}
+
+// The same events in arrival order, as applyBatch takes them.
+function eventsOf(n) {
+  const events = [];
+  for (let i = 0; i < n; i++) {
+    if (i % 10 === 0) events.push({ kind: 'grant', grantId: `g${i}`, amount: 1000, startTime: i, endTime: i + 500 });
+    else events.push({ kind: 'consume', eventId: `c${i}`, amount: 1, timestamp: i });
+  }
+  return events;
+}
+
+function best(repeats, run) {
+  let fastest = Infinity;
+  for (let i = 0; i < repeats; i++) fastest = Math.min(fastest, run());
+  return fastest;
+}
+
+const pad = (text, width) => String(text).padStart(width);
+const row = (name, n, s) =>
+  console.log(`${name.padEnd(34)} ${pad(n, 9)} ${pad(Math.round(n / s), 12)} ${pad((s * 1e3).toFixed(1), 10)}`);
+
+console.log('\nBulk loading through the public API (best of 3, one run at 10^6)');
+console.log(`${'load'.padEnd(34)} ${pad('events', 9)} ${pad('events/s', 12)} ${pad('ms', 10)}`);
+for (const n of sizes) {
+  const repeats = n >= 1e6 ? 1 : 3;
+  const events = eventsOf(n);
+  const single = best(repeats, () => {
+    const start = process.hrtime.bigint();
+    const ledger = new GPULedger();
+    for (const e of events) {
+      if (e.kind === 'grant') ledger.addGrant(e.grantId, e.amount, e.startTime, e.endTime);
+      else if (!ledger.consume(e.eventId, e.amount, e.timestamp)) throw new Error('bench: rejected');
+    }
+    const s = seconds(start);
+    ledger.dispose();
+    return s;
+  });
+  row('one call per event', n, single);
+  if (typeof GPULedger.prototype.applyBatch === 'function') {
+    const batch = best(repeats, () => {
+      const start = process.hrtime.bigint();
+      const ledger = new GPULedger();
+      const results = ledger.applyBatch(events);
+      const s = seconds(start);
+      if (results.length !== n || results.some((r) => r !== true)) throw new Error('bench: applyBatch refused an event');
+      ledger.dispose();
+      return s;
+    });
+    row('applyBatch', n, batch);
+  }
+  const snapshot = snapshotOf(n);
+  const text = JSON.stringify(snapshot);
+  row('fromJSON (object)', n, best(repeats, () => {
+    const start = process.hrtime.bigint();
+    const ledger = GPULedger.fromJSON(snapshot);
+    const s = seconds(start);
+    ledger.dispose();
+    return s;
+  }));
+  row('fromJSON (JSON text, parse included)', n, best(repeats, () => {
+    const start = process.hrtime.bigint();
+    const ledger = GPULedger.fromJSON(text);
+    const s = seconds(start);
+    ledger.dispose();
+    return s;
+  }));
+}
+
+// A write, then headroom: at the latest consumption's time (t >= every accepted one) and at
+// a time halfway back in the history.
+console.log('\nA consume at the head, then headroom(t), per pair (median of 21)');
+console.log(`${'events'.padStart(9)} ${pad('t = latest ms', 14)} ${pad('t = half-way ms', 16)}`);
+for (const n of sizes) {
+  const ledger = GPULedger.fromJSON(snapshotOf(n));
+  let next = n;
+  const pair = (at) => {
+    const times = [];
+    for (let i = 0; i < 21; i++) {
+      const t = next;
+      const start = process.hrtime.bigint();
+      ledger.consume(`w${next++}`, 1, t);
+      const answer = ledger.headroom(at(t));
+      times.push(seconds(start));
+      if (!(answer >= 0)) throw new Error('bench: headroom');
+    }
+    return times.sort((a, b) => a - b)[10];
+  };
+  // Keep the grants coming so that the consumptions at the head stay funded.
+  ledger.addGrant(`gw${n}`, 10 ** 6, n, 10 * n);
+  const latest = pair((t) => t);
+  const halfway = pair(() => Math.floor(n / 2));
+  console.log(`${pad(n, 9)} ${pad((latest * 1e3).toFixed(3), 14)} ${pad((halfway * 1e3).toFixed(3), 16)}`);
+  ledger.dispose();
+}

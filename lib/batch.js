@@ -1,0 +1,73 @@
+// Bulk loading: many grants and consumptions in one crossing into WASM per chunk
+// (WasmLedger::applyBatch, cpp/bindings/wasm_ledger.h). Ids travel as one UTF-8 buffer
+// with end offsets, numbers as a Float64Array, results as an Int32Array; each event is
+// applied exactly as its single call would apply it.
+
+const encoder = new TextEncoder();
+
+// Event kinds as WasmLedger::BatchKind numbers them.
+export const BATCH_GRANT = 0;
+export const BATCH_CONSUME = 1;
+export const BATCH_RESTORE_GRANT = 2;
+export const BATCH_SKIP = 3;
+
+// Events per crossing: bounds the batch buffers (ids at most 3 bytes per UTF-16 unit).
+const CHUNK = 16384;
+
+/**
+ * Runs `count` events through `handle` in chunks. `describe(i, slot, first)` writes the
+ * event's [kind, id, amount, time1, time2] into `slot` (kind BATCH_SKIP leaves it out); it
+ * is called twice per event, `first` true the first time (where it validates);
+ * `settle(i, result)` receives each event's raw result (1, 0 or minus a status code).
+ * Nothing here allocates per event.
+ */
+export function runBatch(module, handle, maxIdBytes, count, describe, settle) {
+  const slot = [BATCH_SKIP, '', 0, 0, 0];
+  for (let start = 0; start < count; start += CHUNK) {
+    const size = Math.min(CHUNK, count - start);
+    // First pass: the kinds, and a bound on the id bytes.
+    const kinds = new Uint8Array(size);
+    let idBound = 0;
+    for (let k = 0; k < size; k++) {
+      describe(start + k, slot, true);
+      kinds[k] = slot[0];
+      if (slot[0] !== BATCH_SKIP) idBound += Math.min(3 * slot[1].length, maxIdBytes);
+    }
+    handle.reserveBatch(size, idBound);
+    // Reserving may grow the heap, which replaces the views: take them after it.
+    const heap = module.HEAPU8;
+    const kindAddress = handle.batchKinds();
+    const ends = new Uint32Array(heap.buffer, handle.batchIdEnds(), size);
+    const numbers = new Float64Array(heap.buffer, handle.batchNumbers(), 3 * size);
+    const idAddress = handle.batchIds();
+    heap.set(kinds, kindAddress);
+    let at = 0;
+    for (let k = 0; k < size; k++) {
+      if (kinds[k] !== BATCH_SKIP) {
+        describe(start + k, slot, false);
+        const id = slot[1];
+        const base = idAddress + at;
+        let ascii = true;
+        for (let i = 0; i < id.length; i++) {
+          const unit = id.charCodeAt(i);
+          if (unit >= 0x80) {
+            ascii = false;
+            break;
+          }
+          heap[base + i] = unit;
+        }
+        at += ascii ? id.length : encoder.encodeInto(id, heap.subarray(base, idAddress + idBound)).written;
+        numbers[3 * k] = slot[2];
+        numbers[3 * k + 1] = slot[3];
+        numbers[3 * k + 2] = slot[4];
+      }
+      ends[k] = at;
+    }
+    handle.applyBatch(size);
+    const results = new Int32Array(module.HEAPU8.buffer, handle.batchResults(), size);
+    for (let k = 0; k < size; k++) {
+      if (kinds[k] !== BATCH_SKIP) settle(start + k, results[k]);
+    }
+  }
+  handle.reserveBatch(0, 0); // frees the buffers: a ledger keeps no batch memory between calls
+}

@@ -1,0 +1,170 @@
+// applyBatch and the batch-loaded fromJSON against the single calls: on random sequences
+// with bad inputs, repeated ids (identical retries and conflicts), rejections, non-ASCII
+// ids and queued consumptions, the batch must give the same result or the same error per
+// event, and leave the same ledger. Failures print the seed.
+import { describe, expect, it } from 'vitest';
+import { GPULedger } from 'gpu-credit-ledger';
+import { mulberry32, thrown } from './helpers.js';
+
+const BASE_SEED = Number(process.env.GCL_DIFF_SEED ?? 20261130);
+
+// Draws one event, valid or not, from a small space so that ids repeat.
+function randomEvent(random, i) {
+  const pick = (list) => list[Math.floor(random() * list.length)];
+  const roll = random();
+  const id = (prefix) => pick([`${prefix}${Math.floor(random() * 40)}`, `${prefix}é${Math.floor(random() * 5)}`, `${prefix}😀`]);
+  const time = () => Math.floor(random() * 60);
+  if (roll < 0.04) return pick([null, 7, 'grant', [], { kind: 'void', grantId: 'g1' }, {}]);
+  if (roll < 0.3) {
+    const startTime = time();
+    const grant = { kind: 'grant', grantId: id('g'), amount: 1 + Math.floor(random() * 12), startTime, endTime: startTime + Math.floor(random() * 30) };
+    if (roll < 0.06) grant[pick(['grantId', 'amount', 'startTime', 'endTime'])] = pick(['', -1, 1.5, '3', null, 2 ** 53]);
+    if (roll < 0.08) grant.endTime = startTime - 1;
+    return grant;
+  }
+  const consumption = { kind: 'consume', eventId: id('c'), amount: 1 + Math.floor(random() * 6), timestamp: time() };
+  if (roll < 0.34) consumption[pick(['eventId', 'amount', 'timestamp'])] = pick(['', 0, -2, 0.5, undefined, 'x'.repeat(300)]);
+  if (i % 50 === 49) consumption.amount = 2 ** 53 - 1; // never fundable
+  return consumption;
+}
+
+// What the single calls do with the same events, each caught.
+function applySingly(ledger, events) {
+  return events.map((event) => {
+    try {
+      if (typeof event !== 'object' || event === null || Array.isArray(event) || (event.kind !== 'grant' && event.kind !== 'consume')) {
+        return 'not an event';
+      }
+      if (event.kind === 'grant') {
+        ledger.addGrant(event.grantId, event.amount, event.startTime, event.endTime);
+        return true;
+      }
+      return ledger.consume(event.eventId, event.amount, event.timestamp);
+    } catch (error) {
+      return error;
+    }
+  });
+}
+
+const describeResult = (result) =>
+  result instanceof Error ? { error: result.constructor.name, code: result.code, message: result.message } : result;
+
+// Everything observable about a ledger after loading.
+function observe(ledger) {
+  const doc = ledger.toJSON();
+  const times = Array.from({ length: 95 }, (_, t) => t);
+  return {
+    doc,
+    balances: times.map((t) => ledger.getBalance(t)),
+    headroom: times.filter((t) => t % 7 === 0).map((t) => ledger.headroom(t)),
+    allocations: doc.consumptions.map((c) => ledger.allocations(c.eventId)),
+    pending: ledger.pending(),
+    reallocated: ledger.reallocated(),
+  };
+}
+
+describe('applyBatch', () => {
+  for (let round = 0; round < 60; round++) {
+    const seed = BASE_SEED + round;
+    it(`gives each event its single call's result (seed ${seed})`, () => {
+      const random = mulberry32(seed);
+      const events = Array.from({ length: 20 + Math.floor(random() * 150) }, (_, i) => randomEvent(random, i));
+      const batch = new GPULedger();
+      const single = new GPULedger();
+      // Queued consumptions that grants in the batch may let in.
+      const letIn = { batch: [], single: [] };
+      for (const [name, ledger] of [['batch', batch], ['single', single]]) {
+        ledger.submit('q1', 4, 10);
+        ledger.submit('q2', 30, 20);
+        ledger.onPendingAccepted((accepted) => letIn[name].push(...accepted));
+      }
+      const results = batch.applyBatch(events);
+      const expected = applySingly(single, events);
+      expect(results).toHaveLength(events.length);
+      results.forEach((result, i) => {
+        if (expected[i] === 'not an event') {
+          expect(result, `seed ${seed}, events[${i}]`).toBeInstanceOf(TypeError);
+          expect(result.message).toMatch(new RegExp(`^applyBatch: events\\[${i}\\]`));
+        } else {
+          expect(describeResult(result), `seed ${seed}, events[${i}] ${JSON.stringify(events[i])}`).toEqual(describeResult(expected[i]));
+        }
+      });
+      expect(observe(batch), `seed ${seed}`).toEqual(observe(single));
+      // One notification after the batch instead of one per grant: the same consumptions,
+      // with their allocations as they stand after the batch.
+      const strip = ({ eventId, amount, timestamp }) => ({ eventId, amount, timestamp });
+      expect(letIn.batch.map(strip)).toEqual(letIn.single.map(strip));
+      for (const accepted of letIn.batch) expect(accepted.allocations).toEqual(batch.allocations(accepted.eventId));
+      batch.dispose();
+      single.dispose();
+    });
+  }
+
+  it('loads across chunk boundaries (40,000 events, non-ASCII ids) as the single calls do', () => {
+    const events = [];
+    for (let i = 0; i < 40000; i++) {
+      if (i % 8 === 0) events.push({ kind: 'grant', grantId: `grant-é-${i}`, amount: 40, startTime: i, endTime: i + 90 });
+      else events.push({ kind: 'consume', eventId: i % 3 ? `c${i}` : `ç😀${i}`, amount: i % 101 === 0 ? 1000 : 1 + (i % 9), timestamp: i % 5 === 0 ? Math.max(0, i - 40) : i });
+    }
+    events[30000] = { kind: 'consume', eventId: 'c29999', amount: 1, timestamp: 5 }; // conflicts with an earlier one
+    const batch = new GPULedger();
+    const single = new GPULedger();
+    const results = batch.applyBatch(events).map(describeResult);
+    expect(results).toEqual(applySingly(single, events).map(describeResult));
+    expect(results.filter((r) => r === false).length).toBeGreaterThan(0);
+    expect(batch.toJSON()).toEqual(single.toJSON());
+    expect(batch.balanceCurve(0, 40100)).toEqual(single.balanceCurve(0, 40100));
+    batch.dispose();
+    single.dispose();
+  });
+
+  it('refuses a non-array with a TypeError and changes nothing', () => {
+    const ledger = new GPULedger();
+    ledger.addGrant('g', 5, 0, 10);
+    const before = ledger.toJSON();
+    for (const bad of [undefined, null, 'events', { length: 1, 0: { kind: 'grant' } }]) {
+      const error = thrown(() => ledger.applyBatch(bad));
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error.message).toMatch(/^applyBatch: events must be an array/);
+    }
+    expect(ledger.toJSON()).toEqual(before);
+    expect(ledger.applyBatch([])).toEqual([]);
+    ledger.dispose();
+    expect(thrown(() => ledger.applyBatch([])).code).toBe('DISPOSED');
+  });
+});
+
+describe('fromJSON through the batch path', () => {
+  const doc = (grants, consumptions) => ({ format: 'gpu-credit-ledger', version: 2, horizon: 0, grants, consumptions });
+  const grant = (grantId, amount = 10) => ({ grantId, amount, startTime: 0, endTime: 100 });
+  const use = (eventId, amount = 1, timestamp = 5) => ({ eventId, amount, timestamp });
+
+  it('names the first problem in document order, repeated ids included', () => {
+    // The repeated id comes before the bad amount: the full read's order decides.
+    expect(thrown(() => GPULedger.fromJSON(doc([grant('g')], [use('a'), use('a'), use('b', 0)]))).message).toBe(
+      'fromJSON: consumptions[1].eventId "a" appears twice',
+    );
+    expect(thrown(() => GPULedger.fromJSON(doc([grant('g'), grant('g')], []))).message).toBe('fromJSON: grants[1].grantId "g" appears twice');
+    expect(thrown(() => GPULedger.fromJSON(doc([grant('g'), grant('g', 3)], []))).message).toBe('fromJSON: grants[1].grantId "g" appears twice');
+    expect(thrown(() => GPULedger.fromJSON(doc([grant('g')], [use('a', 1, 0.5), use('a')]))).message).toBe(
+      'fromJSON: consumptions[0].timestamp must be an integer in [0, 2^53 - 1], got 0.5',
+    );
+    const unfunded = thrown(() => GPULedger.fromJSON(doc([grant('g', 2)], [use('a', 2), use('b', 1), use('c', 5)])));
+    expect(unfunded.code).toBe('INVALID_SNAPSHOT');
+    expect(unfunded.message).toBe('fromJSON: consumptions[1] ("b") cannot be funded: the rules would have rejected it');
+  });
+
+  it('rebuilds what the single calls built, across chunks', () => {
+    const ledger = new GPULedger();
+    for (let i = 0; i < 20000; i++) {
+      if (i % 10 === 0) ledger.addGrant(`g${i}`, 30, i, i + 50);
+      else ledger.consume(`é${i}`, 1 + (i % 4), i % 7 === 0 ? Math.max(0, i - 20) : i);
+    }
+    const copy = GPULedger.fromJSON(JSON.stringify(ledger.toJSON()));
+    expect(copy.toJSON()).toEqual(ledger.toJSON());
+    expect(copy.balanceCurve(0, 20100)).toEqual(ledger.balanceCurve(0, 20100));
+    expect(copy.reallocated()).toEqual([]);
+    ledger.dispose();
+    copy.dispose();
+  });
+});
