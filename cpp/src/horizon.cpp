@@ -68,28 +68,10 @@ Status Ledger::restoreGrant(std::string_view grantId, int64_t amount, int64_t st
                        horizon_ <= endTime;
   if (!carried) return addGrant(grantId, amount, startTime, endTime);
   // addGrant's checks, except that the credit left may be 0 and the start is before the
-  // horizon.
+  // horizon (the times and the window hold: startTime < horizon_ <= endTime).
   if (!isValidId(grantId)) return Status::kInvalidId;
   if (amount < 0 || amount > kMaxSafeInteger) return Status::kInvalidAmount;
-  const uint32_t existing = grants_->ids.find(grantId);
-  if (existing != IdIndex::kNotFound) {
-    const bool same = grants_->amount[existing] == amount &&
-                      grants_->startTime[existing] == startTime &&
-                      grants_->endTime[existing] == endTime;
-    return same ? Status::kOk : Status::kDuplicateId;
-  }
-  if (amount > kMaxSafeInteger - grantTotal_) return Status::kTotalOverflow;
-  const Status room = roomForEvent();
-  if (room != Status::kOk) return room;
-  startReallocations();
-  const uint32_t grant = grants_->ids.add(grantId);
-  grants_->amount.push_back(amount);
-  grants_->startTime.push_back(startTime);
-  grants_->endTime.push_back(endTime);
-  grantTotal_ += amount;
-  engine_->addGrant(grant);
-  retryPending();
-  return Status::kOk;
+  return insertGrant(grantId, amount, startTime, endTime);
 }
 
 bool Ledger::startedBeforeHorizon(uint32_t grant) const {

@@ -81,6 +81,11 @@ Status Ledger::addGrant(std::string_view grantId, int64_t amount, int64_t startT
   if (!isValidTime(startTime) || !isValidTime(endTime)) return Status::kInvalidTime;
   if (startTime > endTime) return Status::kInvalidWindow;
   if (startTime < horizon_) return Status::kBeforeHorizon;
+  return insertGrant(grantId, amount, startTime, endTime);
+}
+
+Status Ledger::insertGrant(std::string_view grantId, int64_t amount, int64_t startTime,
+                           int64_t endTime) {
   const uint32_t existing = grants_->ids.find(grantId);
   if (existing != IdIndex::kNotFound) {
     const bool same = grants_->amount[existing] == amount &&

@@ -320,6 +320,9 @@ class Ledger {
   // `order` (handles in replay order), fed in that order (grant_lifecycle.cpp).
   void replaceWith(std::unique_ptr<GrantTable> table, const std::vector<uint32_t>& order,
                    int64_t total);
+  // addGrant after the argument checks (ledger.cpp): an identical retry, DUPLICATE_ID, the
+  // grant total, the event limit, then the grant. restoreGrant shares it.
+  Status insertGrant(std::string_view grantId, int64_t amount, int64_t startTime, int64_t endTime);
   // setGrantEnd's refusal for a grant that started before the horizon (horizon.cpp).
   bool endChangeReordersFinalDraws(uint32_t grant, int64_t endTime) const;
   bool startedBeforeHorizon(uint32_t grant) const;
