@@ -22,6 +22,7 @@ const CHUNK = 16384;
  * Nothing here allocates per event.
  */
 export function runBatch(module, handle, maxIdBytes, count, describe, settle) {
+  /** @type {[kind: number, id: string, amount: number, a: number, b: number]} */
   const slot = [BATCH_SKIP, '', 0, 0, 0];
   for (let start = 0; start < count; start += CHUNK) {
     const size = Math.min(CHUNK, count - start);

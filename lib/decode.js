@@ -103,7 +103,7 @@ export function readConsumptions(flat) {
  */
 export function readDrawnConsumptions(flat) {
   const out = [];
-  for (let i = 0; i < flat.length; ) {
+  for (let i = 0; i < flat.length;) {
     const count = flat[i + 3];
     out.push({ eventId: flat[i], amount: flat[i + 1], timestamp: flat[i + 2], allocations: readAllocations(flat, i + 4, count) });
     i += 4 + 2 * count;

@@ -54,7 +54,9 @@ export function makeApi(module) {
   // An applyBatch event: the checks of its single call, in the same order.
   function checkBatchEvent(event, i) {
     if (typeof event !== 'object' || event === null || Array.isArray(event)) {
-      throw new TypeError(`applyBatch: events[${i}] must be an object, got ${event === null ? 'null' : Array.isArray(event) ? 'an array' : typeof event}`);
+      throw new TypeError(
+        `applyBatch: events[${i}] must be an object, got ${event === null ? 'null' : Array.isArray(event) ? 'an array' : typeof event}`,
+      );
     }
     if (event.kind === 'grant') {
       checkId('addGrant', 'grantId', event.grantId);

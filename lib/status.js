@@ -17,7 +17,10 @@ export function makeStatusErrors(Status) {
       case Status.LIMIT_EXCEEDED:
         return new LedgerError('LIMIT_EXCEEDED', `${method}: the ledger holds the maximum number of events`);
       case Status.BEFORE_HORIZON:
-        return new LedgerError('BEFORE_HORIZON', `${method}: ${what ?? 'this call'} needs history before the finality horizon, which is final (compact)`);
+        return new LedgerError(
+          'BEFORE_HORIZON',
+          `${method}: ${what ?? 'this call'} needs history before the finality horizon, which is final (compact)`,
+        );
       case Status.OUT_OF_MEMORY:
         return new LedgerError('OUT_OF_MEMORY', `${method}: the WebAssembly heap cannot grow enough for this call`);
       default:

@@ -15,9 +15,14 @@ function utf8Bytes(text) {
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
     if (unit < 0x80) continue;
-    if (unit < 0x800) bytes += 1;
-    else if (unit >= 0xd800 && unit <= 0xdbff) i++, (bytes += 2); // a pair: 2 units, 4 bytes
-    else bytes += 2;
+    if (unit < 0x800) {
+      bytes += 1;
+    } else if (unit >= 0xd800 && unit <= 0xdbff) {
+      i++; // a surrogate pair: 2 units, 4 bytes
+      bytes += 2;
+    } else {
+      bytes += 2;
+    }
   }
   return bytes;
 }
@@ -25,7 +30,7 @@ function utf8Bytes(text) {
 const isWellFormed =
   typeof String.prototype.isWellFormed === 'function'
     ? (text) => text.isWellFormed()
-  : (text) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
+    : (text) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
 
 const TRY_CONSUME_OPTIONS = new Set(['dryRun']);
 

@@ -14,9 +14,12 @@ using emscripten::val;
 // default, so a new gcl::RejectReason is a compile warning until it has a name.
 val reasonName(gcl::RejectReason reason) {
   switch (reason) {
-    case gcl::RejectReason::kNone: return val::null();
-    case gcl::RejectReason::kInsufficientCredit: return val("INSUFFICIENT_CREDIT");
-    case gcl::RejectReason::kWouldUnfund: return val("WOULD_UNFUND");
+    case gcl::RejectReason::kNone:
+      return val::null();
+    case gcl::RejectReason::kInsufficientCredit:
+      return val("INSUFFICIENT_CREDIT");
+    case gcl::RejectReason::kWouldUnfund:
+      return val("WOULD_UNFUND");
   }
   return val::null();
 }

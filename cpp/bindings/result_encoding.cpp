@@ -24,7 +24,8 @@ class Writer {
     return *this;
   }
   Writer& addAllocations(const std::vector<gcl::Allocation>& allocations) {
-    for (const gcl::Allocation& allocation : allocations) add(allocation.grantId).add(allocation.amount);
+    for (const gcl::Allocation& allocation : allocations)
+      add(allocation.grantId).add(allocation.amount);
     return *this;
   }
   Writer& addConsumption(std::string_view eventId, int64_t amount, int64_t timestamp) {
@@ -61,15 +62,23 @@ val encodeConsumeResult(const gcl::ConsumeResult& result) {
 val encodeGrantStates(const std::vector<gcl::GrantState>& states) {
   Writer out;
   for (const gcl::GrantState& state : states) {
-    out.add(state.grantId).add(state.amount).add(state.startTime).add(state.endTime).add(state.remaining);
+    out.add(state.grantId)
+        .add(state.amount)
+        .add(state.startTime)
+        .add(state.endTime)
+        .add(state.remaining);
   }
   return out.done();
 }
 
 val encodeBurnDown(const gcl::BurnDown& burn) {
   Writer out;
-  out.add(burn.amount).add(burn.startTime).add(burn.endTime).add(static_cast<double>(burn.draws.size()));
-  for (const gcl::BurnDownDraw& draw : burn.draws) out.add(draw.timestamp).add(draw.eventId).add(draw.amount);
+  out.add(burn.amount)
+      .add(burn.startTime)
+      .add(burn.endTime)
+      .add(static_cast<double>(burn.draws.size()));
+  for (const gcl::BurnDownDraw& draw : burn.draws)
+    out.add(draw.timestamp).add(draw.eventId).add(draw.amount);
   for (const gcl::RemainingPoint& point : burn.remaining) out.add(point.time).add(point.remaining);
   return out.done();
 }
@@ -112,7 +121,8 @@ val encodeDrawnConsumptions(const std::vector<gcl::PendingConsumption>& accepted
   std::vector<gcl::Allocation> allocations;
   for (const gcl::PendingConsumption& consumption : accepted) {
     ledger.allocations(consumption.eventId, &allocations);
-    out.addDrawnConsumption(consumption.eventId, consumption.amount, consumption.timestamp, allocations);
+    out.addDrawnConsumption(consumption.eventId, consumption.amount, consumption.timestamp,
+                            allocations);
   }
   return out.done();
 }

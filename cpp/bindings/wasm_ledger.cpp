@@ -38,7 +38,8 @@ int WasmLedger::addGrant(int idLength, double amount, double startTime, double e
 int WasmLedger::consume(int idLength, double amount, double timestamp) {
   if (!heap_.allows(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
   bool accepted = false;
-  const gcl::Status status = ledger_.consume(id(idLength), toInt64(amount), toInt64(timestamp), &accepted);
+  const gcl::Status status =
+      ledger_.consume(id(idLength), toInt64(amount), toInt64(timestamp), &accepted);
   account();
   if (status != gcl::Status::kOk) return failureCode(status);
   return accepted ? 1 : 0;
@@ -140,7 +141,8 @@ WasmLedger::val WasmLedger::setGrantEnd(int idLength, double endTime) {
 int WasmLedger::submit(int idLength, double amount, double timestamp) {
   if (!heap_.allows(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
   gcl::SubmitOutcome outcome = gcl::SubmitOutcome::kQueued;
-  const gcl::Status status = ledger_.submit(id(idLength), toInt64(amount), toInt64(timestamp), &outcome);
+  const gcl::Status status =
+      ledger_.submit(id(idLength), toInt64(amount), toInt64(timestamp), &outcome);
   account();
   if (status != gcl::Status::kOk) return failureCode(status);
   return outcome == gcl::SubmitOutcome::kAccepted ? 1 : 0;
@@ -215,7 +217,8 @@ void WasmLedger::applyBatch(int count) {
   const size_t n = std::min(count < 0 ? size_t{0} : static_cast<size_t>(count), batchKinds_.size());
   uint32_t begin = 0;
   for (size_t i = 0; i < n; ++i) {
-    const uint32_t end = std::min<uint32_t>(batchIdEnds_[i], static_cast<uint32_t>(batchIds_.size()));
+    const uint32_t end =
+        std::min<uint32_t>(batchIdEnds_[i], static_cast<uint32_t>(batchIds_.size()));
     const std::string_view eventId(batchIds_.data() + begin, end < begin ? 0 : end - begin);
     begin = end;
     const double* numbers = batchNumbers_.data() + 3 * i;

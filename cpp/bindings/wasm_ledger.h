@@ -8,7 +8,6 @@
 #include <emscripten/val.h>
 
 #include <cstdint>
-
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,7 +87,12 @@ class WasmLedger {
   // (amount, startTime, endTime for a grant; amount, timestamp, unused for a consumption).
   // Results, one per event: a consumption 1 accepted / 0 rejected, a grant 1 added, or
   // minus a status code; a kSkip event (refused by the wrapper's checks) is left as is.
-  enum BatchKind : uint8_t { kBatchGrant = 0, kBatchConsume = 1, kBatchRestoreGrant = 2, kBatchSkip = 3 };
+  enum BatchKind : uint8_t {
+    kBatchGrant = 0,
+    kBatchConsume = 1,
+    kBatchRestoreGrant = 2,
+    kBatchSkip = 3
+  };
   void reserveBatch(int count, int idBytes);
   double batchKinds() { return address(batchKinds_.data()); }
   double batchIdEnds() { return address(batchIdEnds_.data()); }
@@ -98,7 +102,9 @@ class WasmLedger {
   void applyBatch(int count);
 
  private:
-  static double address(const void* p) { return static_cast<double>(reinterpret_cast<uintptr_t>(p)); }
+  static double address(const void* p) {
+    return static_cast<double>(reinterpret_cast<uintptr_t>(p));
+  }
   // Records the ledger's size in the heap budget after a call that may have changed it.
   void account();
   std::string_view id(int length) const;

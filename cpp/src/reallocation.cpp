@@ -12,8 +12,9 @@ namespace gcl {
 namespace {
 
 bool sameDraws(const Draw* begin, const Draw* end, const std::vector<Draw>& other) {
-  return std::equal(begin, end, other.begin(), other.end(),
-                    [](const Draw& a, const Draw& b) { return a.grant == b.grant && a.amount == b.amount; });
+  return std::equal(begin, end, other.begin(), other.end(), [](const Draw& a, const Draw& b) {
+    return a.grant == b.grant && a.amount == b.amount;
+  });
 }
 
 }  // namespace
@@ -51,17 +52,21 @@ void Ledger::reallocated(std::vector<Reallocation>* out) const {
   for (size_t i = 0; i < redrawLog_->size(); ++i) {
     if (redrawLog_->handle(i) < reallocationFrom_) first.push_back(i);
   }
-  std::stable_sort(first.begin(), first.end(),
-                   [&](size_t a, size_t b) { return redrawLog_->handle(a) < redrawLog_->handle(b); });
+  std::stable_sort(first.begin(), first.end(), [&](size_t a, size_t b) {
+    return redrawLog_->handle(a) < redrawLog_->handle(b);
+  });
   first.erase(std::unique(first.begin(), first.end(),
-                          [&](size_t a, size_t b) { return redrawLog_->handle(a) == redrawLog_->handle(b); }),
+                          [&](size_t a, size_t b) {
+                            return redrawLog_->handle(a) == redrawLog_->handle(b);
+                          }),
               first.end());
   std::vector<Draw> now;
   for (size_t i : first) {
     const uint32_t c = redrawLog_->handle(i);
     engine_->draws(c, &now);
     if (sameDraws(redrawLog_->beforeBegin(i), redrawLog_->beforeEnd(i), now)) continue;
-    Reallocation moved{std::string(eventIds_->at(c)), engine_->amountOf(c), engine_->timestampOf(c), {}};
+    Reallocation moved{
+        std::string(eventIds_->at(c)), engine_->amountOf(c), engine_->timestampOf(c), {}};
     allocations(moved.eventId, &moved.allocations);
     out->push_back(std::move(moved));
   }

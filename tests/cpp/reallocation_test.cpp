@@ -48,7 +48,8 @@ class ReallocationTest : public gcl_test::LedgerTest {
     AllocationsById gotById;
     for (size_t i = 0; i < got.size(); ++i) {
       gotById[got[i].eventId] = got[i].allocations;
-      if (i > 0) EXPECT_LE(got[i - 1].timestamp, got[i].timestamp) << call << ": not in replay order";
+      if (i > 0)
+        EXPECT_LE(got[i - 1].timestamp, got[i].timestamp) << call << ": not in replay order";
     }
     EXPECT_EQ(gotById.size(), got.size()) << call << ": a consumption listed twice";
     EXPECT_EQ(gotById, want) << call;
@@ -130,7 +131,8 @@ TEST_P(ReallocationTest, RandomCallsReportExactlyTheChangedAllocations) {
       call = "voidGrant " + id;
       gcl::GrantChange change;
       status = ledger.voidGrant(id, &change);
-      if (status == Status::kOk && change.applied) grants.erase(std::find(grants.begin(), grants.end(), id));
+      if (status == Status::kOk && change.applied)
+        grants.erase(std::find(grants.begin(), grants.end(), id));
       if (status == Status::kUnknownId) continue;
     } else {
       const std::string id = grants[uniform(0, static_cast<int>(grants.size()) - 1)];

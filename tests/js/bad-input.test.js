@@ -264,7 +264,10 @@ describe('bad input to the preview, grant-lifecycle and pending-queue methods', 
       (id) => ledger.submit(id, 1, 1),
       (id) => ledger.cancelPending(id),
     ];
-    for (const [ids, kind] of [[WRONG_IDS, TypeError], [BAD_IDS, RangeError]]) {
+    for (const [ids, kind] of [
+      [WRONG_IDS, TypeError],
+      [BAD_IDS, RangeError],
+    ]) {
       for (const id of ids) {
         for (const call of idCalls) expectRefused(() => call(id), kind);
       }

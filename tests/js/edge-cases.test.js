@@ -1,7 +1,7 @@
 // Every edge case named in docs/semantics.md, through the package entry point.
 // Object lifetime and the async loader are in lifetime.test.js.
 import { describe, expect, it } from 'vitest';
-import { GPULedger, LedgerError } from 'gpu-credit-ledger';
+import { LedgerError } from 'gpu-credit-ledger';
 import { snapshot, thrown, trackedLedgers } from './helpers.js';
 import { SEED_EXAMPLE_1, runSeed } from './fixtures/seed.js';
 

@@ -35,7 +35,7 @@ function expectedReallocations(oracle, before) {
   return moved.sort((a, b) => a.timestamp - b.timestamp); // stable: ties stay in acceptance order
 }
 
-const formatArg = (value) => (typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value));
+const formatArg = (value) => (typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value)));
 
 class Pair {
   constructor(seed) {
@@ -50,7 +50,10 @@ class Pair {
   }
 
   context(note) {
-    const calls = this.log.slice(-80).map((line) => `  ${line}`).join('\n');
+    const calls = this.log
+      .slice(-80)
+      .map((line) => `  ${line}`)
+      .join('\n');
     return `seed ${this.seed} (rerun with GCL_DIFF_SEED=${this.seed}): ${note}\n${calls}`;
   }
 

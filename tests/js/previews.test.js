@@ -6,7 +6,12 @@ import { SEED_EXAMPLE_1, SEED_EXAMPLE_2, runSeed } from './fixtures/seed.js';
 import { fullState, thrown } from './helpers.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
-const PROBE = { times: [0, 1, 2, 5, 6, 8, 10, 11, 15, 16, 30], eventIds: ['c1', 'c2', 'c3', 'c_late', 'c_early', 'x', 'p'], from: 0, to: 40 };
+const PROBE = {
+  times: [0, 1, 2, 5, 6, 8, 10, 11, 15, 16, 30],
+  eventIds: ['c1', 'c2', 'c3', 'c_late', 'c_early', 'x', 'p'],
+  from: 0,
+  to: 40,
+};
 
 let ledger;
 beforeEach(() => {
@@ -19,13 +24,28 @@ afterEach(() => {
 describe('tryConsume', () => {
   it('explains the seed rejections', () => {
     runSeed(ledger, SEED_EXAMPLE_1, 3); // g1, g2, c1
-    expect(ledger.tryConsume('c2', 60, 11)).toEqual({ accepted: false, allocations: [], reason: 'INSUFFICIENT_CREDIT', blockingEventId: null });
-    expect(ledger.tryConsume('c3', 40, 11)).toEqual({ accepted: true, allocations: [{ grantId: 'g2', amount: 40 }], reason: null, blockingEventId: null });
+    expect(ledger.tryConsume('c2', 60, 11)).toEqual({
+      accepted: false,
+      allocations: [],
+      reason: 'INSUFFICIENT_CREDIT',
+      blockingEventId: null,
+    });
+    expect(ledger.tryConsume('c3', 40, 11)).toEqual({
+      accepted: true,
+      allocations: [{ grantId: 'g2', amount: 40 }],
+      reason: null,
+      blockingEventId: null,
+    });
     expect(ledger.getBalance(11)).toBe(10);
 
     const other = new GPULedger();
     runSeed(other, SEED_EXAMPLE_2, 2); // g1, c_late
-    expect(other.tryConsume('c_early', 30, 2)).toEqual({ accepted: false, allocations: [], reason: 'WOULD_UNFUND', blockingEventId: 'c_late' });
+    expect(other.tryConsume('c_early', 30, 2)).toEqual({
+      accepted: false,
+      allocations: [],
+      reason: 'WOULD_UNFUND',
+      blockingEventId: 'c_late',
+    });
     expect(other.getBalance(8)).toBe(20);
     other.dispose();
   });
@@ -46,7 +66,11 @@ describe('tryConsume', () => {
     ledger.consume('c_late', 12, 9);
     const before = fullState(ledger, PROBE);
     const dry = ledger.tryConsume('x', 5, 6, { dryRun: true });
-    expect(ledger.tryConsume('c_early', 9, 3, { dryRun: true })).toMatchObject({ accepted: false, reason: 'WOULD_UNFUND', blockingEventId: 'c_late' });
+    expect(ledger.tryConsume('c_early', 9, 3, { dryRun: true })).toMatchObject({
+      accepted: false,
+      reason: 'WOULD_UNFUND',
+      blockingEventId: 'c_late',
+    });
     expect(ledger.tryConsume('x', 50, 6, { dryRun: true }).reason).toBe('INSUFFICIENT_CREDIT');
     expect(fullState(ledger, PROBE)).toEqual(before);
     expect(dry.accepted).toBe(true);
@@ -57,7 +81,12 @@ describe('tryConsume', () => {
   it('follows the retry and DUPLICATE_ID rules of consume', () => {
     ledger.addGrant('g', 10, 0, 10);
     expect(ledger.tryConsume('c1', 4, 3).accepted).toBe(true);
-    expect(ledger.tryConsume('c1', 4, 3)).toEqual({ accepted: true, allocations: [{ grantId: 'g', amount: 4 }], reason: null, blockingEventId: null });
+    expect(ledger.tryConsume('c1', 4, 3)).toEqual({
+      accepted: true,
+      allocations: [{ grantId: 'g', amount: 4 }],
+      reason: null,
+      blockingEventId: null,
+    });
     expect(ledger.tryConsume('c1', 4, 3, { dryRun: true }).accepted).toBe(true);
     expect(ledger.getBalance(3)).toBe(6);
     expect(thrown(() => ledger.tryConsume('c1', 5, 3)).code).toBe('DUPLICATE_ID');

@@ -31,7 +31,15 @@ describe('reallocated()', () => {
     ledger.consume('late', 4, 8);
     expect(ledger.consume('early', 3, 2)).toBe(true);
     expect(ledger.reallocated()).toEqual([
-      { eventId: 'late', amount: 4, timestamp: 8, allocations: [{ grantId: 'g1', amount: 2 }, { grantId: 'g2', amount: 2 }] },
+      {
+        eventId: 'late',
+        amount: 4,
+        timestamp: 8,
+        allocations: [
+          { grantId: 'g1', amount: 2 },
+          { grantId: 'g2', amount: 2 },
+        ],
+      },
     ]);
   });
 
@@ -60,7 +68,15 @@ describe('reallocated()', () => {
     ledger.addGrant('g2', 3, 0, 20); // p is let in at 2 and takes g1 first: c1 moves 3 onto g2
     expect(ledger.pending()).toEqual([]);
     expect(ledger.reallocated()).toEqual([
-      { eventId: 'c1', amount: 5, timestamp: 8, allocations: [{ grantId: 'g1', amount: 2 }, { grantId: 'g2', amount: 3 }] },
+      {
+        eventId: 'c1',
+        amount: 5,
+        timestamp: 8,
+        allocations: [
+          { grantId: 'g1', amount: 2 },
+          { grantId: 'g2', amount: 3 },
+        ],
+      },
     ]);
   });
 

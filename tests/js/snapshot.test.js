@@ -119,23 +119,32 @@ describe('snapshots', () => {
     ['a lone surrogate in an event id', () => ({ ...base(), consumptions: [{ eventId: '\uD800', amount: 1, timestamp: 1 }] })],
     ['duplicate grant ids', () => ({ ...base(), grants: [base().grants[0], base().grants[0]] })],
     ['duplicate event ids', () => ({ ...base(), consumptions: [base().consumptions[0], base().consumptions[0]] })],
-    ['grants above the total limit', () => ({
-      ...base(),
-      grants: [
-        { grantId: 'a', amount: 2 ** 52, startTime: 0, endTime: 1 },
-        { grantId: 'b', amount: 2 ** 52, startTime: 0, endTime: 1 },
-      ],
-    })],
-    ['an unfundable consumption', () => ({ ...base(), consumptions: [...base().consumptions, { eventId: 'x', amount: 31, timestamp: 11 }] })],
-    ['a history the rules would reject (backdated draw unfunding a later one)', () => ({
-      format: 'gpu-credit-ledger',
-      version: 1,
-      grants: [{ grantId: 'g1', amount: 100, startTime: 0, endTime: 10 }],
-      consumptions: [
-        { eventId: 'c_late', amount: 80, timestamp: 8 },
-        { eventId: 'c_early', amount: 30, timestamp: 2 },
-      ],
-    })],
+    [
+      'grants above the total limit',
+      () => ({
+        ...base(),
+        grants: [
+          { grantId: 'a', amount: 2 ** 52, startTime: 0, endTime: 1 },
+          { grantId: 'b', amount: 2 ** 52, startTime: 0, endTime: 1 },
+        ],
+      }),
+    ],
+    [
+      'an unfundable consumption',
+      () => ({ ...base(), consumptions: [...base().consumptions, { eventId: 'x', amount: 31, timestamp: 11 }] }),
+    ],
+    [
+      'a history the rules would reject (backdated draw unfunding a later one)',
+      () => ({
+        format: 'gpu-credit-ledger',
+        version: 1,
+        grants: [{ grantId: 'g1', amount: 100, startTime: 0, endTime: 10 }],
+        consumptions: [
+          { eventId: 'c_late', amount: 80, timestamp: 8 },
+          { eventId: 'c_early', amount: 30, timestamp: 2 },
+        ],
+      }),
+    ],
   ];
   for (const [what, make] of refusals) {
     it(`refuses ${what} with INVALID_SNAPSHOT and builds nothing`, () => {
