@@ -62,7 +62,7 @@ test('server.js: LEDGER_GRACE and LEDGER_CLEANUP_INTERVAL_MS run the job in a se
     let doc;
     for (let tries = 0; tries < 100; tries++) {
       doc = (await client.untilAnswered('GET', `${base}/ledger`)).body;
-      if (doc.horizon > 0) break;
+      if (doc.horizon === 80) break; // passes may also run mid-stream, at earlier horizons
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.equal(doc.horizon, 80, 'latest consumption 90 minus grace 10');
