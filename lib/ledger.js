@@ -20,7 +20,7 @@ import { LedgerError } from './errors.js';
 import { PendingListeners } from './pending.js';
 import { parseSnapshot, readSnapshot, writeSnapshot } from './snapshot.js';
 import { makeStatusErrors } from './status.js';
-import { makeChecks } from './validate.js';
+import { makeChecks, maxSafeText } from './validate.js';
 
 const encoder = new TextEncoder();
 
@@ -35,7 +35,7 @@ export function makeApi(module) {
   const { Status, REJECT_REASONS, MAX_ID_BYTES, MAX_SAFE } = readCoreTable(module);
   const checks = makeChecks({ MAX_ID_BYTES, MAX_SAFE });
   const { checkId, checkAmount, checkTime, checkWindow, checkTryConsumeOptions, checkListener } = checks;
-  const statusError = makeStatusErrors(Status);
+  const statusError = makeStatusErrors(Status, maxSafeText(MAX_SAFE));
 
   // Frees the WASM object of a ledger that was garbage-collected without dispose().
   const finalizer = new FinalizationRegistry((handle) => handle.delete());

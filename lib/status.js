@@ -2,10 +2,11 @@
 import { LedgerError } from './errors.js';
 
 /**
- * Returns statusError(method, status, what): the error for a status the core returned
+ * Returns statusError(method, status, what): the error for a status the core returned (`maxText`:
+ * how messages write the largest amount, from maxSafeText)
  * after the wrapper's own validation passed. `what` names the entry, e.g. `grant "g1"`.
  */
-export function makeStatusErrors(Status) {
+export function makeStatusErrors(Status, maxText) {
   return function statusError(method, status, what) {
     switch (status) {
       case Status.DUPLICATE_ID:
@@ -13,7 +14,7 @@ export function makeStatusErrors(Status) {
       case Status.UNKNOWN_ID:
         return new LedgerError('UNKNOWN_ID', `${method}: no ${what}`);
       case Status.TOTAL_OVERFLOW:
-        return new RangeError(`${method}: amount would bring the total of all grants above 2^53 - 1`);
+        return new RangeError(`${method}: amount would bring the total of all grants above ${maxText}`);
       case Status.LIMIT_EXCEEDED:
         return new LedgerError('LIMIT_EXCEEDED', `${method}: the ledger holds the maximum number of events`);
       case Status.BEFORE_HORIZON:

@@ -34,14 +34,18 @@ const isWellFormed =
 
 const TRY_CONSUME_OPTIONS = new Set(['dryRun']);
 
+/** How messages write the largest amount or time: 2^53 - 1 is the only one the core has had. */
+export function maxSafeText(maxSafe) {
+  return maxSafe === 2 ** 53 - 1 ? '2^53 - 1' : String(maxSafe);
+}
+
 /**
  * The argument checks for the core's limits (`{ MAX_ID_BYTES, MAX_SAFE }` from
  * readCoreTable). Each check throws TypeError for a wrong type and RangeError for a bad
  * value, naming the method and the argument.
  */
 export function makeChecks({ MAX_ID_BYTES, MAX_SAFE }) {
-  // How messages write the largest value: 2^53 - 1 is the only one the core has had.
-  const maxText = MAX_SAFE === 2 ** 53 - 1 ? '2^53 - 1' : String(MAX_SAFE);
+  const maxText = maxSafeText(MAX_SAFE);
 
   function checkId(method, name, value) {
     if (typeof value !== 'string') {
