@@ -2,9 +2,9 @@
 import { LedgerError } from './errors.js';
 
 /**
- * Returns statusError(method, status, what): the error for a status the core returned (`maxText`:
- * how messages write the largest amount, from maxSafeText)
- * after the wrapper's own validation passed. `what` names the entry, e.g. `grant "g1"`.
+ * Returns statusError(method, status, what): the error for a status the core returned
+ * after the wrapper's own validation passed. `what` names the entry, e.g. `grant "g1"`;
+ * `maxText` is how messages write the largest amount (maxSafeText in validate.js).
  */
 export function makeStatusErrors(Status, maxText) {
   return function statusError(method, status, what) {
