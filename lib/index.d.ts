@@ -258,9 +258,10 @@ export declare class GPULedger {
    * The largest amount `consume(_, amount, timestamp)` would accept now (0 if none). It
    * can be lower than `getBalance(timestamp)`: credit a later accepted consumption relies
    * on is reserved (one grant of 4 on [0, 2] and a consumption of 1 at 1: the balance at 0
-   * is 4, the headroom 3). Exact (Hall's condition over chains of times). The first call
-   * after a change builds an index in O((n + g) log(n + g)) for n consumptions and g
-   * grants; later calls are O(log(n + g)).
+   * is 4, the headroom 3). Exact (Hall's condition over chains of times). At or after the
+   * latest accepted consumption it is the balance there, answered in O(log n). At an
+   * earlier time, the first call after a change builds an index in O((n + g) log(n + g))
+   * for n consumptions and g grants; later calls are O(log(n + g)).
    */
   headroom(timestamp: number): number;
 

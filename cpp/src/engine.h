@@ -102,6 +102,8 @@ class Engine {
   virtual void drawsOn(uint32_t grant, std::vector<GrantDraw>* out) const = 0;
   // Credits drawn from `grant` by consumptions at or before `timestamp`.
   virtual int64_t drawnThrough(uint32_t grant, int64_t timestamp) const = 0;
+  // The latest timestamp of an accepted consumption, or -1 when there is none.
+  virtual int64_t latestTimestamp() const = 0;
   // The earliest t >= from with balance(t) < threshold, or -1.
   virtual int64_t nextBelow(int64_t threshold, int64_t from) const = 0;
 

@@ -43,6 +43,8 @@ class IncrementalEngine final : public Engine {
   bool wouldAccept(int64_t amount, int64_t timestamp) override;
   void drawsOn(uint32_t grant, std::vector<GrantDraw>* out) const override;
   int64_t drawnThrough(uint32_t grant, int64_t timestamp) const override;
+  // order_ is in replay order: its last is the latest. O(1).
+  int64_t latestTimestamp() const override { return order_.empty() ? -1 : timestamp_[order_.back()]; }
   int64_t nextBelow(int64_t threshold, int64_t from) const override {
     return balances_.firstBelow(threshold, from);
   }

@@ -40,6 +40,12 @@ std::vector<Remaining> remainingAt(const GrantTable& grants, const Engine& engin
 Status Ledger::headroom(int64_t timestamp, int64_t* amount) const {
   if (!isValidTime(timestamp)) return Status::kInvalidTime;
   if (timestamp < horizon_) return Status::kBeforeHorizon;
+  // At or after every accepted consumption, a new one is last in replay order and sees
+  // every grant's leftover there: the headroom is the balance, O(log n), no index.
+  if (timestamp >= engine_->latestTimestamp()) {
+    *amount = engine_->balance(timestamp);
+    return Status::kOk;
+  }
   const HeadroomIndex::Version version{grantCount(), consumptionCount(), rebuilds_};
   if (!headroomIndex_ || !(headroomIndex_->version() == version)) {
     headroomIndex_.reset();  // free the old one first: the WASM heap may be tight

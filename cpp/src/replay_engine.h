@@ -26,6 +26,12 @@ class ReplayEngine final : public Engine {
   bool wouldAccept(int64_t amount, int64_t timestamp) override;
   void drawsOn(uint32_t grant, std::vector<GrantDraw>* out) const override;
   int64_t drawnThrough(uint32_t grant, int64_t timestamp) const override;
+  // O(n): the reference favours plainness.
+  int64_t latestTimestamp() const override {
+    int64_t latest = -1;
+    for (const Consumption& c : consumptions_) latest = c.timestamp > latest ? c.timestamp : latest;
+    return latest;
+  }
   int64_t nextBelow(int64_t threshold, int64_t from) const override;
   std::string checkInvariants() const override;
 
