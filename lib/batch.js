@@ -12,7 +12,8 @@ export const BATCH_RESTORE_GRANT = 2;
 export const BATCH_SKIP = 3;
 
 // Events per crossing: bounds the batch buffers (ids at most 3 bytes per UTF-16 unit).
-const CHUNK = 16384;
+// Small enough that the first crossings, which V8 runs as baseline code, are short.
+const CHUNK = 4096;
 
 /**
  * Runs `count` events through `handle` in chunks. `describe(i, slot, first)` writes the

@@ -217,39 +217,33 @@ void WasmLedger::applyBatch(int count) {
   const size_t n = std::min(count < 0 ? size_t{0} : static_cast<size_t>(count), batchKinds_.size());
   uint32_t begin = 0;
   for (size_t i = 0; i < n; ++i) {
-    const uint32_t end =
-        std::min<uint32_t>(batchIdEnds_[i], static_cast<uint32_t>(batchIds_.size()));
-    const std::string_view eventId(batchIds_.data() + begin, end < begin ? 0 : end - begin);
+    const uint32_t end = std::min<uint32_t>(batchIdEnds_[i], static_cast<uint32_t>(batchIds_.size()));
+    const std::string_view id(batchIds_.data() + begin, end < begin ? 0 : end - begin);
     begin = end;
-    const double* numbers = batchNumbers_.data() + 3 * i;
-    const int64_t amount = toInt64(numbers[0]);
-    int32_t& result = batchResults_[i];
-    // The same budget check and accounting as each single call.
-    if (batchKinds_[i] != kBatchSkip && !heap_.allows(CallCost::kGrow)) {
-      result = failureCode(gcl::Status::kOutOfMemory);
-      continue;
-    }
-    gcl::Status status = gcl::Status::kOk;
-    switch (batchKinds_[i]) {
-      case kBatchGrant:
-        status = ledger_.addGrant(eventId, amount, toInt64(numbers[1]), toInt64(numbers[2]));
-        result = status == gcl::Status::kOk ? 1 : failureCode(status);
-        break;
-      case kBatchRestoreGrant:
-        status = ledger_.restoreGrant(eventId, amount, toInt64(numbers[1]), toInt64(numbers[2]));
-        result = status == gcl::Status::kOk ? 1 : failureCode(status);
-        break;
-      case kBatchConsume: {
-        bool accepted = false;
-        status = ledger_.consume(eventId, amount, toInt64(numbers[1]), &accepted);
-        result = status != gcl::Status::kOk ? failureCode(status) : accepted ? 1 : 0;
-        break;
-      }
-      default:
-        continue;
-    }
-    account();
+    if (batchKinds_[i] != kBatchSkip) batchResults_[i] = applyBatchEvent(batchKinds_[i], id, &batchNumbers_[3 * i]);
   }
+}
+
+// Kept out of applyBatch's loop on purpose: V8 first runs a WASM function as baseline
+// code and swaps in optimised code only for later calls, so a long loop must call its
+// work rather than inline it, or a whole chunk runs unoptimised.
+__attribute__((noinline)) int32_t WasmLedger::applyBatchEvent(uint8_t kind, std::string_view id,
+                                                              const double* numbers) {
+  // The same budget check and accounting as each single call.
+  if (!heap_.allows(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
+  const int64_t amount = toInt64(numbers[0]);
+  gcl::Status status = gcl::Status::kOk;
+  bool accepted = true;
+  if (kind == kBatchGrant) {
+    status = ledger_.addGrant(id, amount, toInt64(numbers[1]), toInt64(numbers[2]));
+  } else if (kind == kBatchRestoreGrant) {
+    status = ledger_.restoreGrant(id, amount, toInt64(numbers[1]), toInt64(numbers[2]));
+  } else {
+    status = ledger_.consume(id, amount, toInt64(numbers[1]), &accepted);
+  }
+  account();
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return accepted ? 1 : 0;
 }
 
 void WasmLedger::account() {

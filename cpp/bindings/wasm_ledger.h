@@ -107,6 +107,8 @@ class WasmLedger {
   }
   // Records the ledger's size in the heap budget after a call that may have changed it.
   void account();
+  // One event of applyBatch: its result.
+  int32_t applyBatchEvent(uint8_t kind, std::string_view id, const double* numbers);
   std::string_view id(int length) const;
 
   gcl::Ledger ledger_;
