@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm run bench [-- --quick]`: native and WASM figures for the same workloads, same run.
 # --quick leaves out the native-only 10^7 workload and runs the finality-horizon stream
-# (bench/horizon_bench.mjs) at 10^6 events instead of 10^7.
+# (bench/horizon_bench.mjs) at 10^6 events instead of 10^7, and bulk loading
+# (bench/load_bench.mjs) up to 10^5 events instead of 10^6.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-tools.sh
@@ -14,3 +15,4 @@ echo "$(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p')"
 ./build/bench/gcl_bench build/bench/out "$@"
 node bench/wasm_bench.mjs build/bench/out
 node bench/horizon_bench.mjs "$@"
+node bench/load_bench.mjs "$@"
