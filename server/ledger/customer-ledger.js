@@ -46,13 +46,69 @@ export class CustomerLedger {
       for (const [grantId, amount, startTime, endTime] of voidedGrants) state.voided.set(grantId, [amount, startTime, endTime]);
     }
     try {
-      for (const entry of entries) state.apply(entry);
+      state.applyEntries(entries);
     } catch (error) {
       state.dispose();
       throw error;
     }
     state.letIn = [];
     return state;
+  }
+
+  /**
+   * Applies committed log entries in seq order: runs of grants and consumptions go through
+   * the package's applyBatch (one crossing into WASM per chunk, each entry exactly as its
+   * single call), every other kind through apply(). Throws what the first failing entry
+   * would have thrown.
+   */
+  applyEntries(entries) {
+    // The run's entries, and reused event objects for them: applyBatch reads its events
+    // only during the call, so one object per slot serves every run (no garbage per entry).
+    const run = [];
+    const events = [];
+    const grants = [];
+    const consumptions = [];
+    const flush = () => {
+      if (run.length === 0) return;
+      events.length = run.length;
+      const results = this.ledger.applyBatch(events);
+      for (let i = 0; i < run.length; i++) {
+        const [seq, kind, id] = run[i];
+        const result = results[i];
+        if (result instanceof Error) throw result;
+        if (kind === 'consume') {
+          if (!result) throw new LogDivergedError(this.customer, seq, `consumption ${JSON.stringify(id)} was not accepted`);
+          this.queued.delete(id);
+        }
+        this.seq = seq;
+      }
+      run.length = 0;
+    };
+    for (const entry of entries) {
+      const kind = entry[1];
+      const slot = run.length;
+      if (kind === 'grant') {
+        const event = (grants[slot] ??= { kind: 'grant', grantId: '', amount: 0, startTime: 0, endTime: 0 });
+        event.grantId = entry[2];
+        event.amount = entry[3];
+        event.startTime = entry[4];
+        event.endTime = entry[5];
+        events[slot] = event;
+      } else if (kind === 'consume') {
+        const event = (consumptions[slot] ??= { kind: 'consume', eventId: '', amount: 0, timestamp: 0 });
+        event.eventId = entry[2];
+        event.amount = entry[3];
+        event.timestamp = entry[4];
+        events[slot] = event;
+      } else {
+        flush();
+        this.apply(entry);
+        continue;
+      }
+      run.push(entry);
+      if (run.length >= 65536) flush();
+    }
+    flush();
   }
 
   /** Applies one committed log entry (see store/interface.js for what each kind means). */
