@@ -347,8 +347,10 @@ export declare class GPULedger {
    * `(timestamp, acceptance order)`, with their allocations now: a late grant or a
    * backdated consumption re-routes earlier draws, `voidGrant` / `setGrantEnd` move draws
    * off a grant. The last call is the most recent `addGrant`, `consume`, `tryConsume` (not
-   * a dry run), `submit`, `voidGrant`, `setGrantEnd` or `cancelPending` that returned
-   * normally; a call that throws leaves the answer as it was. Consumptions that call
+   * a dry run), `submit`, `voidGrant`, `setGrantEnd`, `cancelPending` or `compact` that
+   * returned normally (`compact` moves nothing: `[]`); `applyBatch` counts as its events,
+   * one call each, so afterwards it describes the batch's last event that did not fail. A
+   * call that throws leaves the answer as it was. Consumptions that call
    * accepted itself are not listed (they had no allocations before it); a ledger from
    * `fromJSON` starts with `[]`. Costs what the engine re-drew in that call.
    */

@@ -322,8 +322,9 @@ export function makeApi(module) {
     /**
      * The accepted consumptions whose allocations the last call changed, in replay order,
      * with their allocations now (docs/semantics.md). The last call: the most recent
-     * addGrant, consume, tryConsume (not a dry run), submit, voidGrant, setGrantEnd or
-     * cancelPending that returned normally; a call that throws leaves the answer as it was.
+     * addGrant, consume, tryConsume (not a dry run), submit, voidGrant, setGrantEnd,
+     * cancelPending or compact that returned normally (applyBatch: its last event that did
+     * not fail); a call that throws leaves the answer as it was.
      */
     reallocated() {
       return readDrawnConsumptions(this.#live('reallocated').reallocated());

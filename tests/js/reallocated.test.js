@@ -98,6 +98,19 @@ describe('reallocated()', () => {
     expect(ledger.reallocated()).toEqual([]);
   });
 
+  it('describes the last event of applyBatch, and compact moves nothing', () => {
+    const ledger = newLedger();
+    ledger.addGrant('g1', 10, 0, 20);
+    const results = ledger.applyBatch([
+      { kind: 'consume', eventId: 'c1', amount: 6, timestamp: 5 },
+      { kind: 'grant', grantId: 'g2', amount: 10, startTime: 0, endTime: 10 }, // c1 moves onto g2
+    ]);
+    expect(results).toEqual([true, true]);
+    expect(ledger.reallocated()).toEqual([{ eventId: 'c1', amount: 6, timestamp: 5, allocations: [{ grantId: 'g2', amount: 6 }] }]);
+    ledger.compact(3);
+    expect(ledger.reallocated()).toEqual([]);
+  });
+
   it('is empty on a ledger rebuilt by fromJSON', () => {
     const ledger = newLedger();
     ledger.addGrant('g1', 5, 0, 10);
