@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <random>
@@ -445,7 +446,12 @@ class Runner {
   std::vector<std::string> log_;
 };
 
-void runSeeds(gcl::EngineKind kind, uint32_t seeds, int steps) {
+// GCL_DIFF_SCALE multiplies the number of sequences, as in differential_test.cpp (the
+// sanitizer run uses a fraction).
+void runSeeds(gcl::EngineKind kind, uint32_t fullSeeds, int steps) {
+  const char* scaleText = std::getenv("GCL_DIFF_SCALE");
+  const double scale = scaleText != nullptr ? std::atof(scaleText) : 1.0;
+  const uint32_t seeds = std::max<uint32_t>(10, static_cast<uint32_t>(fullSeeds * scale));
   Coverage coverage;
   for (uint32_t seed = 1; seed <= seeds && !::testing::Test::HasFailure(); ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
