@@ -2,7 +2,7 @@
 """Writes the fuzzer's seed corpus (tests/fuzz/corpus/) in ledger_fuzzer.cpp's byte format:
 the seed examples of docs/semantics.md, the counterexamples of docs/algorithms.md, the id
 tie-break above U+FFFF, values at 2^53 - 1, refused input, retries, out-of-order grants,
-and the grant lifecycle and pending consumptions.
+the grant lifecycle and pending consumptions, and the finality horizon (compact).
 Run it after changing the format: python3 tests/fuzz/make_corpus.py"""
 import os
 
@@ -74,6 +74,10 @@ def allocations(i):
     return bytes([6, 2]) + ident(i)
 
 
+def compact(t):
+    return bytes([6, 3]) + num(t)
+
+
 SEEDS = {
     "seed_example_1": grant("g1", 100, 0, 10) + grant("g2", 50, 5, 15)
     + consume("c1", 80, 6) + balance(6) + consume("c2", 60, 11) + consume("c3", 40, 11)
@@ -103,6 +107,11 @@ SEEDS = {
     + set_grant_end("g1", 4) + set_grant_end("g1", 12) + submit("c2", 5, 11)
     + grant("g2", 10, 0, 20) + submit("c3", 100, 1) + cancel_pending("c3") + void_grant("g2")
     + allocations("c2"),
+    "finality_horizon": grant("g1", 100, 0, 10) + grant("g2", 50, 5, 15) + consume("c1", 80, 6)
+    + consume("c2", 40, 11) + submit("x", 100, 7) + compact(8) + balance(7) + balance(8)
+    + consume("c1", 80, 6) + set_grant_end("g1", 20) + set_grant_end("g1", 12)
+    + void_grant("g1") + grant("a", 5, 9, 20) + void_grant("a") + compact(3) + compact(100)
+    + curve(100, 200) + allocations("c2"),
 }
 
 
