@@ -385,6 +385,7 @@ export function makeApi(module) {
       const ledger = new GPULedger();
       try {
         if (horizon > 0) ledger.compact(horizon); // an empty ledger: only sets the horizon
+        /** @type {Error | null} */
         let failure = null;
         const describe = (i, slot) => {
           if (i < grants.length) {
