@@ -39,9 +39,13 @@ function stream(every) {
   return { ...run, peak, compacts, kept, seconds, reached };
 }
 
-console.log(`\nfinality horizon: ${events.toExponential(0)} events (20% grants, 80% consumptions, 1 in 10 backdated up to 1,000), WASM heap in use (peak of samples every 10^5 events)`);
+console.log(
+  `\nfinality horizon: ${events.toExponential(0)} events (20% grants, 80% consumptions, 1 in 10 backdated up to 1,000), WASM heap in use (peak of samples every 10^5 events)`,
+);
 const compacted = stream(1e5);
-console.log(`compact(latest - 10^5) every 10^5 events: peak ${mib(compacted.peak)}, ${compacted.seconds.toFixed(1)} s, events: ${compacted.reached}`);
+console.log(
+  `compact(latest - 10^5) every 10^5 events: peak ${mib(compacted.peak)}, ${compacted.seconds.toFixed(1)} s, events: ${compacted.reached}`,
+);
 const whole = stream(0);
 console.log(`no compaction:                              peak ${mib(whole.peak)}, ${whole.seconds.toFixed(1)} s, events: ${whole.reached}`);
 console.log(
@@ -59,6 +63,8 @@ console.log(
   const start = process.hrtime.bigint();
   const result = ledger.compact(1);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  console.log(`compact keeping ${grants} grants and dropping ${result.droppedConsumptions} consumption: ${(seconds * 1e3).toFixed(1)} ms, ${us(seconds, grants)} us per kept grant`);
+  console.log(
+    `compact keeping ${grants} grants and dropping ${result.droppedConsumptions} consumption: ${(seconds * 1e3).toFixed(1)} ms, ${us(seconds, grants)} us per kept grant`,
+  );
   ledger.dispose();
 }

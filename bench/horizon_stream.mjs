@@ -23,7 +23,10 @@ function random32(seed) {
  * `every` events when there is none) and `observe(i, compactResult, seconds)` after it. Stops early, returning the error, if the ledger throws (e.g. OUT_OF_MEMORY).
  * Returns { accepted, compactSeconds, dropped, error }.
  */
-export function runHorizonStream(ledger, { events, every, window, seed = 7, beforeCompact = () => {}, observe = () => {}, sampleEvery = every }) {
+export function runHorizonStream(
+  ledger,
+  { events, every, window, seed = 7, beforeCompact = () => {}, observe = () => {}, sampleEvery = every },
+) {
   const random = random32(seed);
   const int = (lo, hi) => lo + Math.floor(random() * (hi - lo + 1));
   let accepted = 0;

@@ -37,8 +37,7 @@ function best(repeats, run) {
 }
 
 const pad = (text, width) => String(text).padStart(width);
-const row = (name, n, s) =>
-  console.log(`${name.padEnd(34)} ${pad(n, 9)} ${pad(Math.round(n / s), 12)} ${pad((s * 1e3).toFixed(1), 10)}`);
+const row = (name, n, s) => console.log(`${name.padEnd(34)} ${pad(n, 9)} ${pad(Math.round(n / s), 12)} ${pad((s * 1e3).toFixed(1), 10)}`);
 
 console.log('\nBulk loading through the public API (best of 3, one run at 10^6)');
 console.log(`${'load'.padEnd(34)} ${pad('events', 9)} ${pad('events/s', 12)} ${pad('ms', 10)}`);
@@ -71,20 +70,28 @@ for (const n of sizes) {
   }
   const snapshot = snapshotOf(n);
   const text = JSON.stringify(snapshot);
-  row('fromJSON (object)', n, best(repeats, () => {
-    const start = process.hrtime.bigint();
-    const ledger = GPULedger.fromJSON(snapshot);
-    const s = seconds(start);
-    ledger.dispose();
-    return s;
-  }));
-  row('fromJSON (JSON text, parse included)', n, best(repeats, () => {
-    const start = process.hrtime.bigint();
-    const ledger = GPULedger.fromJSON(text);
-    const s = seconds(start);
-    ledger.dispose();
-    return s;
-  }));
+  row(
+    'fromJSON (object)',
+    n,
+    best(repeats, () => {
+      const start = process.hrtime.bigint();
+      const ledger = GPULedger.fromJSON(snapshot);
+      const s = seconds(start);
+      ledger.dispose();
+      return s;
+    }),
+  );
+  row(
+    'fromJSON (JSON text, parse included)',
+    n,
+    best(repeats, () => {
+      const start = process.hrtime.bigint();
+      const ledger = GPULedger.fromJSON(text);
+      const s = seconds(start);
+      ledger.dispose();
+      return s;
+    }),
+  );
 }
 
 // A write, then headroom: at the latest consumption's time (t >= every accepted one) and at

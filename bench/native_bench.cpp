@@ -21,7 +21,7 @@ using gcl::bench::Workload;
 using Clock = std::chrono::steady_clock;
 
 struct Result {
-  double seconds = 0;      // < 0: stopped at the time limit
+  double seconds = 0;  // < 0: stopped at the time limit
   size_t accepted = 0;
   int64_t balanceSum = 0;  // a checksum: the WASM run must print the same
   double bytesPerEvent = 0;
@@ -110,7 +110,9 @@ int main(int argc, char** argv) {
   const std::string outDir = argv[1];
   const bool quick = argc > 2 && std::string(argv[2]) == "--quick";
   std::vector<Workload> workloads = gcl::bench::standardWorkloads(!quick);
-  std::printf("native (g++ -O3), best of 5 runs up to 10^4 ops, of 3 up to 10^5, else one; reference = full replay per call, one run, stopped at 60 s\n");
+  std::printf(
+      "native (g++ -O3), best of 5 runs up to 10^4 ops, of 3 up to 10^5, else one; reference = "
+      "full replay per call, one run, stopped at 60 s\n");
   std::printf("%-22s %10s %12s %9s %10s %12s %9s\n", "workload", "ops", "ops/s", "us/op",
               "bytes/ev", "ref s", "speed-up");
   std::ofstream json(outDir + "/native.json");
@@ -128,7 +130,8 @@ int main(int argc, char** argv) {
     reference.seconds = -2;  // not attempted
     if (workload.ops.size() <= 10000) {
       reference = run(workload, ids, gcl::EngineKind::kReplay, 60);
-      if (reference.seconds >= 0 && (reference.accepted != fast.accepted || reference.balanceSum != fast.balanceSum)) {
+      if (reference.seconds >= 0 &&
+          (reference.accepted != fast.accepted || reference.balanceSum != fast.balanceSum)) {
         std::fprintf(stderr, "MISMATCH between engines on %s\n", workload.name.c_str());
         return 1;
       }
@@ -153,8 +156,8 @@ int main(int argc, char** argv) {
     json << "  {\"name\": \"" << workload.name << "\", \"file\": \"" << file << "\", \"ops\": " << n
          << ", \"seconds\": " << fast.seconds << ", \"accepted\": " << fast.accepted
          << ", \"balanceSum\": " << fast.balanceSum << ", \"bytesPerEvent\": " << fast.bytesPerEvent
-         << ", \"referenceSeconds\": " << reference.seconds << "}" << (w + 1 < workloads.size() ? "," : "")
-         << "\n";
+         << ", \"referenceSeconds\": " << reference.seconds << "}"
+         << (w + 1 < workloads.size() ? "," : "") << "\n";
   }
   json << "]\n";
   return 0;

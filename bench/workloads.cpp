@@ -31,11 +31,14 @@ Workload forward(std::string name, size_t events, uint64_t seed, int64_t grantAm
     const int64_t roll = random.between(0, 9);
     if (roll < 2) {
       const int64_t start = now + random.between(0, 10);
-      workload.ops.push_back({OpKind::kAddGrant, grants++, random.between(grantAmount / 2, grantAmount * 3 / 2),
-                              start, start + random.between(grantLength / 2, grantLength * 3 / 2)});
+      workload.ops.push_back({OpKind::kAddGrant, grants++,
+                              random.between(grantAmount / 2, grantAmount * 3 / 2), start,
+                              start + random.between(grantLength / 2, grantLength * 3 / 2)});
     } else if (roll < 9) {
-      const int64_t at = random.chance(0.1) ? std::max<int64_t>(0, now - random.between(1, lag)) : now;
-      workload.ops.push_back({OpKind::kConsume, consumptions++, random.between(1, drawAmount * 2 - 1), at, 0});
+      const int64_t at =
+          random.chance(0.1) ? std::max<int64_t>(0, now - random.between(1, lag)) : now;
+      workload.ops.push_back(
+          {OpKind::kConsume, consumptions++, random.between(1, drawAmount * 2 - 1), at, 0});
     } else {
       workload.ops.push_back({OpKind::kGetBalance, 0, 0, random.between(0, now), 0});
     }
@@ -63,8 +66,10 @@ Workload hugeGrant(size_t events, uint64_t seed) {
   int64_t now = 0;
   for (size_t i = 1; i < events; ++i) {
     now += random.between(0, 3);
-    const int64_t at = random.chance(0.1) ? std::max<int64_t>(0, now - random.between(1, 200)) : now;
-    workload.ops.push_back({OpKind::kConsume, static_cast<int64_t>(i), random.between(1, 100), at, 0});
+    const int64_t at =
+        random.chance(0.1) ? std::max<int64_t>(0, now - random.between(1, 200)) : now;
+    workload.ops.push_back(
+        {OpKind::kConsume, static_cast<int64_t>(i), random.between(1, 100), at, 0});
   }
   return workload;
 }
@@ -87,7 +92,8 @@ Workload randomOrder(size_t events, uint64_t seed) {
       workload.ops.push_back({OpKind::kAddGrant, grants++, random.between(2000, 6000), start,
                               start + random.between(1000, 3000)});
     } else if (roll < 9) {
-      workload.ops.push_back({OpKind::kConsume, consumptions++, random.between(1, 1999), random.between(0, span), 0});
+      workload.ops.push_back(
+          {OpKind::kConsume, consumptions++, random.between(1, 1999), random.between(0, span), 0});
     } else {
       workload.ops.push_back({OpKind::kGetBalance, 0, 0, random.between(0, span), 0});
     }

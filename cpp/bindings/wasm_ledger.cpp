@@ -217,10 +217,12 @@ void WasmLedger::applyBatch(int count) {
   const size_t n = std::min(count < 0 ? size_t{0} : static_cast<size_t>(count), batchKinds_.size());
   uint32_t begin = 0;
   for (size_t i = 0; i < n; ++i) {
-    const uint32_t end = std::min<uint32_t>(batchIdEnds_[i], static_cast<uint32_t>(batchIds_.size()));
+    const uint32_t end =
+        std::min<uint32_t>(batchIdEnds_[i], static_cast<uint32_t>(batchIds_.size()));
     const std::string_view id(batchIds_.data() + begin, end < begin ? 0 : end - begin);
     begin = end;
-    if (batchKinds_[i] != kBatchSkip) batchResults_[i] = applyBatchEvent(batchKinds_[i], id, &batchNumbers_[3 * i]);
+    if (batchKinds_[i] != kBatchSkip)
+      batchResults_[i] = applyBatchEvent(batchKinds_[i], id, &batchNumbers_[3 * i]);
   }
 }
 

@@ -25,7 +25,8 @@ void BalanceTree::add(int64_t time, int64_t delta) {
 BalanceTree::Split BalanceTree::insert(uint32_t node, int level, int64_t time, int64_t delta) {
   if (level == 0) {
     Leaf& leaf = leaves_[node];
-    const int j = static_cast<int>(std::lower_bound(leaf.time, leaf.time + leaf.count, time) - leaf.time);
+    const int j =
+        static_cast<int>(std::lower_bound(leaf.time, leaf.time + leaf.count, time) - leaf.time);
     if (j < leaf.count && leaf.time[j] == time) {
       leaf.delta[j] += delta;
       return {};
@@ -46,9 +47,11 @@ BalanceTree::Split BalanceTree::insert(uint32_t node, int level, int64_t time, i
   if (split.node == kNone) return {};
   Inner& parent = inners_[node];  // insert() may have grown inners_
   parent.sum[i] -= split.sum;
-  std::copy_backward(parent.first + i + 1, parent.first + parent.count, parent.first + parent.count + 1);
+  std::copy_backward(parent.first + i + 1, parent.first + parent.count,
+                     parent.first + parent.count + 1);
   std::copy_backward(parent.sum + i + 1, parent.sum + parent.count, parent.sum + parent.count + 1);
-  std::copy_backward(parent.child + i + 1, parent.child + parent.count, parent.child + parent.count + 1);
+  std::copy_backward(parent.child + i + 1, parent.child + parent.count,
+                     parent.child + parent.count + 1);
   parent.first[i + 1] = split.first;
   parent.sum[i + 1] = split.sum;
   parent.child[i + 1] = split.node;

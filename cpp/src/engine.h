@@ -53,7 +53,8 @@ class RedrawLog {
     draws_.clear();
   }
   void add(uint32_t handle, const Draw* begin, const Draw* end) {
-    entries_.push_back({handle, static_cast<uint32_t>(draws_.size()), static_cast<uint32_t>(end - begin)});
+    entries_.push_back(
+        {handle, static_cast<uint32_t>(draws_.size()), static_cast<uint32_t>(end - begin)});
     draws_.insert(draws_.end(), begin, end);
   }
   size_t size() const { return entries_.size(); }

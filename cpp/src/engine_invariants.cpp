@@ -26,7 +26,8 @@ std::string checkDraws(const GrantTable& grants, const Engine& engine, size_t co
     int64_t sum = 0;
     for (size_t i = 0; i < draws.size(); ++i) {
       const Draw& d = draws[i];
-      if (d.grant >= grants.size()) return handleText(c) + " draws from a grant that does not exist";
+      if (d.grant >= grants.size())
+        return handleText(c) + " draws from a grant that does not exist";
       if (d.amount <= 0) return handleText(c) + " has a draw of " + std::to_string(d.amount);
       if (!grants.validAt(d.grant, engine.timestampOf(c))) {
         return handleText(c) + " draws from a grant not valid at its time";
@@ -38,13 +39,15 @@ std::string checkDraws(const GrantTable& grants, const Engine& engine, size_t co
       (*drawn)[d.grant] += d.amount;
     }
     if (sum != engine.amountOf(c)) {
-      return handleText(c) + " drew " + std::to_string(sum) + " of " + std::to_string(engine.amountOf(c));
+      return handleText(c) + " drew " + std::to_string(sum) + " of " +
+             std::to_string(engine.amountOf(c));
     }
   }
   for (uint32_t g = 0; g < grants.size(); ++g) {
     if ((*drawn)[g] > grants.amount[g]) {
-      return "grant " + std::string(grants.ids.at(g)) + " is overdrawn: " + std::to_string((*drawn)[g]) +
-             " of " + std::to_string(grants.amount[g]);
+      return "grant " + std::string(grants.ids.at(g)) +
+             " is overdrawn: " + std::to_string((*drawn)[g]) + " of " +
+             std::to_string(grants.amount[g]);
     }
   }
   return {};
@@ -59,7 +62,8 @@ std::vector<BalancePoint> recountCurve(const GrantTable& grants, const Engine& e
   for (uint32_t g = 0; g < grants.size(); ++g) {
     delta[grants.startTime[g]] += grants.amount[g];
     // At its end a grant takes away what is left of it; its draws went when they happened.
-    if (grants.endTime[g] < kMaxSafeInteger) delta[grants.endTime[g] + 1] -= grants.amount[g] - drawn[g];
+    if (grants.endTime[g] < kMaxSafeInteger)
+      delta[grants.endTime[g] + 1] -= grants.amount[g] - drawn[g];
   }
   for (uint32_t c = 0; c < consumptions; ++c) delta[engine.timestampOf(c)] -= engine.amountOf(c);
   std::vector<BalancePoint> curve;
@@ -76,13 +80,16 @@ std::string checkCurve(const GrantTable& grants, const Engine& engine, size_t co
   const std::vector<BalancePoint> want = recountCurve(grants, engine, consumptions, drawn);
   for (const BalancePoint& point : want) {
     if (engine.balance(point.time) != point.balance) {
-      return "balance(" + std::to_string(point.time) + ") is " + std::to_string(engine.balance(point.time)) +
-             ", recounted " + std::to_string(point.balance);
+      return "balance(" + std::to_string(point.time) + ") is " +
+             std::to_string(engine.balance(point.time)) + ", recounted " +
+             std::to_string(point.balance);
     }
   }
   std::vector<BalancePoint> got;
   engine.balanceCurve(0, kMaxSafeInteger, &got);
-  if (got != want) return "the balance curve has " + std::to_string(got.size()) + " breakpoints, recounted " + std::to_string(want.size());
+  if (got != want)
+    return "the balance curve has " + std::to_string(got.size()) + " breakpoints, recounted " +
+           std::to_string(want.size());
   return {};
 }
 
@@ -90,7 +97,8 @@ std::string checkCurve(const GrantTable& grants, const Engine& engine, size_t co
 
 std::string IncrementalEngine::checkInvariants() const {
   const size_t n = amount_.size();
-  if (timestamp_.size() != n || draws_.size() != n || touchSlot_.size() != n || order_.size() != n) {
+  if (timestamp_.size() != n || draws_.size() != n || touchSlot_.size() != n ||
+      order_.size() != n) {
     return "per-consumption arrays differ in length";
   }
   const size_t g = grants_.size();
@@ -107,20 +115,26 @@ std::string IncrementalEngine::checkInvariants() const {
     for (size_t i = 0; i < draws_[c].size(); ++i) drawers[draws_[c][i].grant].push_back(c);
     draws += draws_[c].size();
   }
-  if (draws != drawCount_) return "draw count " + std::to_string(drawCount_) + ", recounted " + std::to_string(draws);
+  if (draws != drawCount_)
+    return "draw count " + std::to_string(drawCount_) + ", recounted " + std::to_string(draws);
   for (uint32_t k = 0; k < g; ++k) {
     const std::string id(grants_.ids.at(k));
-    if (drawn_[k] != drawn[k]) return "grant " + id + " drawn total " + std::to_string(drawn_[k]) + ", recounted " + std::to_string(drawn[k]);
-    if (drawers_[k] != drawers[k]) return "grant " + id + "'s drawer list is not its drawers in replay order";
+    if (drawn_[k] != drawn[k])
+      return "grant " + id + " drawn total " + std::to_string(drawn_[k]) + ", recounted " +
+             std::to_string(drawn[k]);
+    if (drawers_[k] != drawers[k])
+      return "grant " + id + "'s drawer list is not its drawers in replay order";
     // Every grant valid at the head with credit left can be drawn by the next in-order call.
     if (grants_.validAt(k, headTime_) && leftover(k) > 0 && !live_flag_[k]) {
       return "grant " + id + " has credit at the head but is neither live nor waiting to start";
     }
-    if (grants_.startTime[k] > headTime_ && !live_flag_[k]) return "grant " + id + " is not waiting to start";
+    if (grants_.startTime[k] > headTime_ && !live_flag_[k])
+      return "grant " + id + " is not waiting to start";
   }
   // order_ is every handle once, in replay order, none after the head.
   for (size_t i = 0; i < n; ++i) {
-    if (order_[i] >= n || (i > 0 && !before(order_[i - 1], order_[i]))) return "order_ is not the replay order";
+    if (order_[i] >= n || (i > 0 && !before(order_[i - 1], order_[i])))
+      return "order_ is not the replay order";
     if (timestamp_[order_[i]] > headTime_) return handleText(order_[i]) + " is after the head";
     if (touchSlot_[order_[i]] != 0) return handleText(order_[i]) + " is still marked touched";
   }

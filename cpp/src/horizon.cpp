@@ -64,8 +64,8 @@ Status Ledger::compact(int64_t horizon, CompactResult* out) {
 
 Status Ledger::restoreGrant(std::string_view grantId, int64_t amount, int64_t startTime,
                             int64_t endTime) {
-  const bool carried = isValidTime(startTime) && isValidTime(endTime) && startTime < horizon_ &&
-                       horizon_ <= endTime;
+  const bool carried =
+      isValidTime(startTime) && isValidTime(endTime) && startTime < horizon_ && horizon_ <= endTime;
   if (!carried) return addGrant(grantId, amount, startTime, endTime);
   // addGrant's checks, except that the credit left may be 0 and the start is before the
   // horizon (the times and the window hold: startTime < horizon_ <= endTime).
@@ -106,10 +106,12 @@ std::string Ledger::checkInvariants() const {
     if (grants_->ids.find(id) != g) return "grant " + id + " is not found under its own id";
     if (grants_->endTime[g] < horizon_) return "grant " + id + " ended before the horizon";
     const int64_t floor = startedBeforeHorizon(g) ? 0 : 1;  // only carried grants may hold 0
-    if (grants_->amount[g] < floor) return "grant " + id + " holds " + std::to_string(grants_->amount[g]);
+    if (grants_->amount[g] < floor)
+      return "grant " + id + " holds " + std::to_string(grants_->amount[g]);
     total += grants_->amount[g];
   }
-  if (total != grantTotal_) return "grant total " + std::to_string(grantTotal_) + " != " + std::to_string(total);
+  if (total != grantTotal_)
+    return "grant total " + std::to_string(grantTotal_) + " != " + std::to_string(total);
   for (uint32_t c = 0; c < consumptionCount(); ++c) {
     const std::string id(eventIds_->at(c));
     if (eventIds_->find(id) != c) return "consumption " + id + " is not found under its own id";
@@ -119,7 +121,8 @@ std::string Ledger::checkInvariants() const {
   pending(&queued);
   for (const PendingConsumption& p : queued) {
     if (p.timestamp < horizon_) return "queued " + p.eventId + " is before the horizon";
-    if (eventIds_->find(p.eventId) != IdIndex::kNotFound) return "queued " + p.eventId + " is also accepted";
+    if (eventIds_->find(p.eventId) != IdIndex::kNotFound)
+      return "queued " + p.eventId + " is also accepted";
   }
   return engine_->checkInvariants();
 }

@@ -44,7 +44,8 @@ class IdIndex {
   }
   size_t size() const { return ends_.size() - 1; }
   size_t bytes() const {
-    return arena_.capacity() + ends_.capacity() * sizeof(uint64_t) + slots_.capacity() * sizeof(Slot);
+    return arena_.capacity() + ends_.capacity() * sizeof(uint64_t) +
+           slots_.capacity() * sizeof(Slot);
   }
 
  private:

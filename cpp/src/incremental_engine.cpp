@@ -102,7 +102,8 @@ bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
   auto later = [&](uint32_t a, uint32_t b) { return before(b, a); };
   auto touch = [&](uint32_t h) {
     if (touchSlot_[h] != 0) return;
-    rollbackLog_.push_back({h, static_cast<uint32_t>(rollbackDraws_.size()), static_cast<uint32_t>(draws_[h].size())});
+    rollbackLog_.push_back(
+        {h, static_cast<uint32_t>(rollbackDraws_.size()), static_cast<uint32_t>(draws_[h].size())});
     touchSlot_[h] = static_cast<uint32_t>(rollbackLog_.size());
     for (size_t i = 0; i < draws_[h].size(); ++i) rollbackDraws_.push_back(draws_[h][i]);
     queue_.push_back(h);
@@ -133,7 +134,8 @@ bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
         assert(victim != h && before(h, victim));
         touch(victim);
         draws_[victim].copyTo(&cut_);
-        const auto lost = std::find_if(cut_.begin(), cut_.end(), [&](const Draw& d) { return d.grant == g; });
+        const auto lost =
+            std::find_if(cut_.begin(), cut_.end(), [&](const Draw& d) { return d.grant == g; });
         const int64_t amount = std::min(lost->amount, excess);
         lost->amount -= amount;
         noteDrawn(g);
@@ -151,7 +153,8 @@ bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
   if (!funded || !commit) {
     for (auto it = rollbackLog_.rbegin(); it != rollbackLog_.rend(); ++it) {
       removeDraws(it->handle);
-      cut_.assign(rollbackDraws_.begin() + it->begin, rollbackDraws_.begin() + it->begin + it->size);
+      cut_.assign(rollbackDraws_.begin() + it->begin,
+                  rollbackDraws_.begin() + it->begin + it->size);
       setDraws(it->handle, cut_);
     }
     order_.erase(placeOf(order_, c));
@@ -216,7 +219,8 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
     for (const auto& entry : freed) {
       const uint32_t g = entry.first;
       if (!prefers(g)) continue;
-      auto found = std::find_if(offers.begin(), offers.end(), [&](const Draw& d) { return d.grant == g; });
+      auto found =
+          std::find_if(offers.begin(), offers.end(), [&](const Draw& d) { return d.grant == g; });
       if (found == offers.end()) {
         offers.push_back({g, entry.second});
       } else {
@@ -249,7 +253,8 @@ int64_t IncrementalEngine::availableTo(uint32_t g, uint32_t c, int64_t need) con
   // grants end with enough left over, and then no draw list is read.
   int64_t available = leftover(g);
   const std::vector<uint32_t>& drawers = drawers_[g];
-  for (auto it = drawers.rbegin(); available < need && it != drawers.rend() && before(c, *it); ++it) {
+  for (auto it = drawers.rbegin(); available < need && it != drawers.rend() && before(c, *it);
+       ++it) {
     available += draws_[*it].amountFrom(g);
   }
   return std::max<int64_t>(0, std::min(available, need));
@@ -316,7 +321,7 @@ void IncrementalEngine::commitChange(uint32_t accepted) {
 }
 
 std::vector<uint32_t>::iterator IncrementalEngine::placeOf(std::vector<uint32_t>& sorted,
-                                                          uint32_t c) const {
+                                                           uint32_t c) const {
   // Backdated positions are almost always recent: gallop back from the end to an element
   // not after c, then binary search the short suffix. O(log distance from the end).
   size_t bound = 1;
@@ -388,8 +393,9 @@ size_t IncrementalEngine::bytes() const {
   // O(1): counted draws stand in for the per-grant drawer lists and spilled draw lists.
   return amount_.capacity() * 8 + timestamp_.capacity() * 8 + draws_.capacity() * sizeof(DrawList) +
          order_.capacity() * 4 + drawn_.capacity() * 8 +
-         drawers_.capacity() * sizeof(std::vector<uint32_t>) + live_flag_.capacity() + changeMark_.capacity() * 4 + touchSlot_.capacity() * 4 +
-         balances_.bytes() + byEnd_.size() * 40 + (live_.size() + notStarted_.size()) * 4 +
+         drawers_.capacity() * sizeof(std::vector<uint32_t>) + live_flag_.capacity() +
+         changeMark_.capacity() * 4 + touchSlot_.capacity() * 4 + balances_.bytes() +
+         byEnd_.size() * 40 + (live_.size() + notStarted_.size()) * 4 +
          drawCount_ * (2 * sizeof(uint32_t) + sizeof(Draw));
 }
 

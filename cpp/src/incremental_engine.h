@@ -44,7 +44,9 @@ class IncrementalEngine final : public Engine {
   void drawsOn(uint32_t grant, std::vector<GrantDraw>* out) const override;
   int64_t drawnThrough(uint32_t grant, int64_t timestamp) const override;
   // order_ is in replay order: its last is the latest. O(1).
-  int64_t latestTimestamp() const override { return order_.empty() ? -1 : timestamp_[order_.back()]; }
+  int64_t latestTimestamp() const override {
+    return order_.empty() ? -1 : timestamp_[order_.back()];
+  }
   int64_t nextBelow(int64_t threshold, int64_t from) const override {
     return balances_.firstBelow(threshold, from);
   }
@@ -129,7 +131,8 @@ class IncrementalEngine final : public Engine {
   std::set<uint32_t, DrawOrder> byEnd_;         // all grants in draw order
   // Grants valid at the head time with credit left (lazily cleaned), and those not yet started.
   std::priority_queue<uint32_t, std::vector<uint32_t>, LiveOrder> live_;
-  std::priority_queue<uint32_t, std::vector<uint32_t>, StartOrder> notStarted_{StartOrder{&grants_}};
+  std::priority_queue<uint32_t, std::vector<uint32_t>, StartOrder> notStarted_{
+      StartOrder{&grants_}};
   int64_t headTime_ = -1;  // the time live_ describes: at or after every accepted consumption
   BalanceTree balances_;
   // Scratch for one backdated consumption: who was touched and their draws before (the

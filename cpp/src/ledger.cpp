@@ -16,17 +16,28 @@ std::unique_ptr<Engine> makeEngine(EngineKind kind, const GrantTable& grants) {
 
 const char* statusName(Status status) {
   switch (status) {
-    case Status::kOk: return "OK";
-    case Status::kDuplicateId: return "DUPLICATE_ID";
-    case Status::kInvalidId: return "INVALID_ID";
-    case Status::kInvalidAmount: return "INVALID_AMOUNT";
-    case Status::kInvalidTime: return "INVALID_TIME";
-    case Status::kInvalidWindow: return "INVALID_WINDOW";
-    case Status::kTotalOverflow: return "TOTAL_OVERFLOW";
-    case Status::kUnknownId: return "UNKNOWN_ID";
-    case Status::kLimitExceeded: return "LIMIT_EXCEEDED";
-    case Status::kOutOfMemory: return "OUT_OF_MEMORY";
-    case Status::kBeforeHorizon: return "BEFORE_HORIZON";
+    case Status::kOk:
+      return "OK";
+    case Status::kDuplicateId:
+      return "DUPLICATE_ID";
+    case Status::kInvalidId:
+      return "INVALID_ID";
+    case Status::kInvalidAmount:
+      return "INVALID_AMOUNT";
+    case Status::kInvalidTime:
+      return "INVALID_TIME";
+    case Status::kInvalidWindow:
+      return "INVALID_WINDOW";
+    case Status::kTotalOverflow:
+      return "TOTAL_OVERFLOW";
+    case Status::kUnknownId:
+      return "UNKNOWN_ID";
+    case Status::kLimitExceeded:
+      return "LIMIT_EXCEEDED";
+    case Status::kOutOfMemory:
+      return "OUT_OF_MEMORY";
+    case Status::kBeforeHorizon:
+      return "BEFORE_HORIZON";
   }
   return "UNKNOWN_STATUS";
 }
@@ -56,7 +67,8 @@ bool isValidId(std::string_view id) {
       if ((next & 0xC0) != 0x80) return false;
       codePoint = (codePoint << 6) | (next & 0x3F);
     }
-    const bool overlong = (length == 3 && codePoint < 0x800) || (length == 4 && codePoint < 0x10000);
+    const bool overlong =
+        (length == 3 && codePoint < 0x800) || (length == 4 && codePoint < 0x10000);
     const bool surrogate = codePoint >= 0xD800 && codePoint <= 0xDFFF;
     if (overlong || surrogate || codePoint > 0x10FFFF) return false;
     i += length;

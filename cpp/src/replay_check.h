@@ -1,7 +1,7 @@
 // A from-scratch replay that answers one question: which consumption, in replay order, is
-// the first one the grants cannot fund? It is the reference engine's replay; also used to explain a rejection (tryConsume's
-// blockingEventId) and to vet a grant change before it is applied (voidGrant,
-// setGrantEnd). O((n + G) log G) per call.
+// the first one the grants cannot fund? It is the reference engine's replay; also used to explain a
+// rejection (tryConsume's blockingEventId) and to vet a grant change before it is applied
+// (voidGrant, setGrantEnd). O((n + G) log G) per call.
 #ifndef GPU_CREDIT_LEDGER_REPLAY_CHECK_H_
 #define GPU_CREDIT_LEDGER_REPLAY_CHECK_H_
 

@@ -1,13 +1,14 @@
 #include "replay_engine.h"
 
-#include "replay_check.h"
-
 #include <algorithm>
+
+#include "replay_check.h"
 
 namespace gcl {
 
 void ReplayEngine::addGrant(uint32_t /*grant*/) {
-  const bool funded = replay(/*noteRedraws=*/true);  // more supply never unfunds an accepted consumption
+  const bool funded =
+      replay(/*noteRedraws=*/true);  // more supply never unfunds an accepted consumption
   (void)funded;
 }
 
@@ -32,8 +33,9 @@ bool ReplayEngine::replay(bool noteRedraws) {
   for (size_t i = 0; i < order.size(); ++i) draws_[order[i]] = std::move(byPosition[i]);
   if (noteRedraws) {
     for (uint32_t c = 0; c < before.size() && c < draws_.size(); ++c) {
-      const bool same = std::equal(before[c].begin(), before[c].end(), draws_[c].begin(), draws_[c].end(),
-                                   [](const Draw& a, const Draw& b) { return a.grant == b.grant && a.amount == b.amount; });
+      const bool same = std::equal(
+          before[c].begin(), before[c].end(), draws_[c].begin(), draws_[c].end(),
+          [](const Draw& a, const Draw& b) { return a.grant == b.grant && a.amount == b.amount; });
       if (!same) noteRedraw(c, before[c].data(), before[c].data() + before[c].size());
     }
   }
@@ -115,7 +117,8 @@ int64_t ReplayEngine::nextBelow(int64_t threshold, int64_t from) const {
 }
 
 size_t ReplayEngine::bytes() const {
-  size_t total = consumptions_.capacity() * sizeof(Consumption) + draws_.capacity() * sizeof(draws_[0]);
+  size_t total =
+      consumptions_.capacity() * sizeof(Consumption) + draws_.capacity() * sizeof(draws_[0]);
   for (const auto& draws : draws_) total += draws.capacity() * sizeof(Draw);
   return total;
 }

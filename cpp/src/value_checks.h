@@ -1,4 +1,5 @@
-// The argument rules of docs/semantics.md ("Validation"), shared by the source files that implement Ledger.
+// The argument rules of docs/semantics.md ("Validation"), shared by the source files that implement
+// Ledger.
 #ifndef GPU_CREDIT_LEDGER_VALUE_CHECKS_H_
 #define GPU_CREDIT_LEDGER_VALUE_CHECKS_H_
 

@@ -21,7 +21,15 @@ export async function fillCustomer(client, customer, events, inFlight = 4) {
     if (refused) throw new Error(`fill ${customer}: ${JSON.stringify(refused)}`);
   };
   const grants = Math.min(GRANTS, events);
-  await send(Array.from({ length: grants }, (_, i) => ({ type: 'grant', grantId: `big-g${i}`, amount: GRANT_AMOUNT, startTime: 0, endTime: Number.MAX_SAFE_INTEGER })));
+  await send(
+    Array.from({ length: grants }, (_, i) => ({
+      type: 'grant',
+      grantId: `big-g${i}`,
+      amount: GRANT_AMOUNT,
+      startTime: 0,
+      endTime: Number.MAX_SAFE_INTEGER,
+    })),
+  );
   let next = grants;
   const worker = async () => {
     while (next < events) {

@@ -67,15 +67,22 @@ function row(name, r, { eventsPerRequest = 1, target = '' } = {}) {
     loadCpu: r.loadCpu,
     target,
   });
-  if (failed > 0) notes.push(`${name}: ${r.non2xx} non-2xx answers (by status: ${JSON.stringify(r.statusCounts ?? {})}), ${r.errors} errors, ${r.timeouts} timeouts`);
+  if (failed > 0)
+    notes.push(
+      `${name}: ${r.non2xx} non-2xx answers (by status: ${JSON.stringify(r.statusCounts ?? {})}), ${r.errors} errors, ${r.timeouts} timeouts`,
+    );
 }
 
 async function main() {
   console.log(`# service benchmark, ${new Date().toISOString()}`);
   console.log(`# command: node server/bench/run.js ${process.argv.slice(2).join(' ')}`.trimEnd());
-  console.log(`# node ${process.version}, ${cpus().length} cores shared by the server and the load generator (autocannon, same machine, loopback)`);
+  console.log(
+    `# node ${process.version}, ${cpus().length} cores shared by the server and the load generator (autocannon, same machine, loopback)`,
+  );
   console.log(`# load average before the run: ${loadavg()[0].toFixed(2)} (anything else running on the machine takes from both)`);
-  console.log(`# ${connections} connections, ${duration} s per measurement after a 2 s warm-up; store ${postgres ? 'PostgreSQL 15 (temp cluster, fsync on)' : opts.store ?? 'SQLite (temp file)'}, ${instances} service instance(s)`);
+  console.log(
+    `# ${connections} connections, ${duration} s per measurement after a 2 s warm-up; store ${postgres ? 'PostgreSQL 15 (temp cluster, fsync on)' : (opts.store ?? 'SQLite (temp file)')}, ${instances} service instance(s)`,
+  );
 
   const service = ['single', 'batch', 'reads', 'cached-reads', 'rebuild'].some((name) => only.has(name));
   try {
@@ -95,7 +102,11 @@ async function measureFloor(name) {
     pid: noop.pid,
     connections,
     duration,
-    request: (i) => ({ method: 'POST', path: `/v1/customers/${customerId(i % customers)}/consumptions`, body: { eventId: `n-${i}`, amount: 1, timestamp: i } }),
+    request: (i) => ({
+      method: 'POST',
+      path: `/v1/customers/${customerId(i % customers)}/consumptions`,
+      body: { eventId: `n-${i}`, amount: 1, timestamp: i },
+    }),
   });
   row(name, r, { eventsPerRequest: null });
   await noop.stop();
@@ -107,8 +118,17 @@ async function measureFloor(name) {
  */
 async function measureAll(servers, options) {
   const n = servers.length;
-  const parts = await Promise.all(servers.map((s, k) =>
-    measure({ ...options, url: s.url, pid: s.pid, connections: Math.max(1, Math.round(options.connections / n)), request: (i) => options.request(i, k) })));
+  const parts = await Promise.all(
+    servers.map((s, k) =>
+      measure({
+        ...options,
+        url: s.url,
+        pid: s.pid,
+        connections: Math.max(1, Math.round(options.connections / n)),
+        request: (i) => options.request(i, k),
+      }),
+    ),
+  );
   const sum = (f) => parts.reduce((a, r) => a + r[f], 0);
   return {
     requestsPerSecond: sum('requestsPerSecond'),
@@ -144,7 +164,12 @@ async function measureService() {
     // One long grant per customer, so that every consumption below is accepted.
     const started = Date.now();
     for (let i = 0; i < customers; i += 1) {
-      const answer = await client.untilAnswered('POST', `/v1/customers/${customerId(i)}/grants`, { grantId: 'bench-grant', amount: FAR, startTime: 0, endTime: FAR });
+      const answer = await client.untilAnswered('POST', `/v1/customers/${customerId(i)}/grants`, {
+        grantId: 'bench-grant',
+        amount: FAR,
+        startTime: 0,
+        endTime: FAR,
+      });
       if (answer.status !== 201 && answer.status !== 200) throw new Error(`grant: ${answer.status} ${JSON.stringify(answer.body)}`);
     }
     notes.push(`set-up: ${customers} customers granted in ${Date.now() - started} ms`);
@@ -160,7 +185,11 @@ async function measureService() {
       connections,
       duration,
       headers: auth,
-      request: (i, k) => ({ method: 'POST', path: `/v1/customers/${customerId(shareOf(k, instances, i))}/consumptions`, body: { eventId: `s-${k}-${i}`, amount: 1, timestamp: 1 + Math.floor(i / customers) } }),
+      request: (i, k) => ({
+        method: 'POST',
+        path: `/v1/customers/${customerId(shareOf(k, instances, i))}/consumptions`,
+        body: { eventId: `s-${k}-${i}`, amount: 1, timestamp: 1 + Math.floor(i / customers) },
+      }),
     });
     row(`single consumptions, ${customers} customers`, r, { target: '>= 50% of floor, p99 < 25 ms' });
     answered += r.ok + r.warmupOk;
@@ -175,7 +204,8 @@ async function measureService() {
       headers: auth,
       request: (i, k) => {
         const events = [];
-        for (let j = 0; j < batchSize; j += 1) events.push({ type: 'consumption', eventId: `b-${k}-${i}-${j}`, amount: 1, timestamp: 10_000_000 + i });
+        for (let j = 0; j < batchSize; j += 1)
+          events.push({ type: 'consumption', eventId: `b-${k}-${i}-${j}`, amount: 1, timestamp: 10_000_000 + i });
         return { method: 'POST', path: `/v1/customers/${customerId(shareOf(k, instances, i))}/events`, body: { events } };
       },
     });
@@ -201,7 +231,10 @@ async function measureService() {
       connections,
       duration,
       headers: auth,
-      request: (i, k) => ({ method: 'GET', path: `/v1/customers/${customerId(shareOf(k, instances, i))}/balance?at=${i % 100_000}&consistency=cached` }),
+      request: (i, k) => ({
+        method: 'GET',
+        path: `/v1/customers/${customerId(shareOf(k, instances, i))}/balance?at=${i % 100_000}&consistency=cached`,
+      }),
     });
     row('balance reads, ?consistency=cached', r, { eventsPerRequest: null });
   }
@@ -209,7 +242,9 @@ async function measureService() {
   if (only.has('rebuild')) {
     const big = 'bench-big';
     const filled = await fillCustomer(client, big, rebuildEvents);
-    notes.push(`rebuild set-up: ${rebuildEvents} events written to ${big} through the batch route in ${filled.ms} ms (${Math.round(rebuildEvents / (filled.ms / 1000))} events/s, 4 requests of 1,000 events in flight)`);
+    notes.push(
+      `rebuild set-up: ${rebuildEvents} events written to ${big} through the batch route in ${filled.ms} ms (${Math.round(rebuildEvents / (filled.ms / 1000))} events/s, 4 requests of 1,000 events in flight)`,
+    );
     await server.stop();
     server = await startServer({ store, keys: keysPath });
     servers[0] = server;
@@ -225,8 +260,18 @@ async function measureService() {
     if (first.status !== 200 || first.body.balance !== filled.expectedBalance) {
       throw new Error(`rebuilt balance: ${first.status} ${JSON.stringify(first.body)}, expected ${filled.expectedBalance}`);
     }
-    rows.push({ name: `rebuild of ${rebuildEvents.toLocaleString('en')} events (fresh server, first read)`, rps: null, p50: firstMs, p99: null, eventsPerSecond: rebuildEvents / (firstMs / 1000), failed: 0, target: '<= 1 s' });
-    notes.push(`rebuild: first read ${firstMs.toFixed(0)} ms (store read + replay), the next read ${secondMs.toFixed(1)} ms; ${await readMetric(server, 'rebuild')}`);
+    rows.push({
+      name: `rebuild of ${rebuildEvents.toLocaleString('en')} events (fresh server, first read)`,
+      rps: null,
+      p50: firstMs,
+      p99: null,
+      eventsPerSecond: rebuildEvents / (firstMs / 1000),
+      failed: 0,
+      target: '<= 1 s',
+    });
+    notes.push(
+      `rebuild: first read ${firstMs.toFixed(0)} ms (store read + replay), the next read ${secondMs.toFixed(1)} ms; ${await readMetric(server, 'rebuild')}`,
+    );
   }
 
   client.close();
@@ -239,11 +284,15 @@ async function measureService() {
  * flight when autocannon stops are committed but not counted), never fewer.
  */
 async function checkCommitted(client, answeredCount) {
-  const balances = await mapConcurrent(Array.from({ length: customers }, (_, i) => i), 16, async (i) => {
-    const answer = await client.untilAnswered('GET', `/v1/customers/${customerId(i)}/balance?at=${FAR}`);
-    if (answer.status !== 200) throw new Error(`balance of ${customerId(i)}: ${answer.status}`);
-    return answer.body.balance;
-  });
+  const balances = await mapConcurrent(
+    Array.from({ length: customers }, (_, i) => i),
+    16,
+    async (i) => {
+      const answer = await client.untilAnswered('GET', `/v1/customers/${customerId(i)}/balance?at=${FAR}`);
+      if (answer.status !== 200) throw new Error(`balance of ${customerId(i)}: ${answer.status}`);
+      return answer.body.balance;
+    },
+  );
   const committed = balances.reduce((sum, b) => sum + (FAR - b), 0);
   if (committed < answeredCount) throw new Error(`only ${committed} consumptions committed, ${answeredCount} answered`);
   return `${answeredCount} consumptions answered 2xx (warm-up included), ${committed} committed by the balances`;
@@ -253,7 +302,8 @@ function printTable() {
   // The better of the floor's two runs: the ratios are then the less flattering ones.
   const floors = rows.filter((r) => r.name.includes('floor')).map((r) => r.rps);
   const floor = floors.length > 0 ? Math.max(...floors) : undefined;
-  const fmt = (n, digits = 0) => (n === null || n === undefined ? '' : Number(n).toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+  const fmt = (n, digits = 0) =>
+    n === null || n === undefined ? '' : Number(n).toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
   const header = ['workload', 'requests/s', 'p50 ms', 'p99 ms', 'events/s', 'vs floor', 'failed', 'CPU server / load', 'target'];
   const percent = (x) => (x === null || x === undefined ? '?' : `${Math.round(100 * x)}%`);
   const lines = rows.map((r) => [

@@ -51,17 +51,23 @@ async function measure(name, store) {
       for (const g of groups) seq.set(g.customer, g.baseSeq + g.entries.length);
     });
     const perCommit = r.ms / r.n;
-    out.push(`| ${name} | commit of ${events} events over ${customers} customer(s) | ${(perCommit * 1000).toFixed(0)} µs | ${((perCommit * 1000) / events).toFixed(1)} µs | ${Math.round((r.n * events) / (r.ms / 1000)).toLocaleString('en')} |`);
+    out.push(
+      `| ${name} | commit of ${events} events over ${customers} customer(s) | ${(perCommit * 1000).toFixed(0)} µs | ${((perCommit * 1000) / events).toFixed(1)} µs | ${Math.round((r.n * events) / (r.ms / 1000)).toLocaleString('en')} |`,
+    );
   }
   const tail = await timed(() => store.readAfter('cust-0', seq.get('cust-0')));
-  out.push(`| ${name} | catch-up query, nothing new | ${((tail.ms * 1000) / tail.n).toFixed(0)} µs | | ${Math.round(tail.n / (tail.ms / 1000)).toLocaleString('en')} queries/s |`);
+  out.push(
+    `| ${name} | catch-up query, nothing new | ${((tail.ms * 1000) / tail.n).toFixed(0)} µs | | ${Math.round(tail.n / (tail.ms / 1000)).toLocaleString('en')} queries/s |`,
+  );
   const big = seq.get('cust-0');
   const t0 = performance.now();
   const loaded = await store.load('cust-0');
   let count = 0;
   for (const _ of loaded.entries) count++;
   const loadMs = performance.now() - t0;
-  out.push(`| ${name} | load (rebuild read) of ${count.toLocaleString('en')} entries | ${(loadMs * 1000).toFixed(0)} µs | ${((loadMs * 1000) / count).toFixed(2)} µs | |`);
+  out.push(
+    `| ${name} | load (rebuild read) of ${count.toLocaleString('en')} entries | ${(loadMs * 1000).toFixed(0)} µs | ${((loadMs * 1000) / count).toFixed(2)} µs | |`,
+  );
   if (count !== big) throw new Error(`load returned ${count} entries, ${big} were committed`);
   return out;
 }
@@ -69,8 +75,12 @@ async function measure(name, store) {
 const tmp = makeTempDir('ledger-store-costs');
 const pg = await startPostgres({ fsync: true });
 try {
-  console.log(`# store costs, ${new Date().toISOString()}, ${seconds} s per row, one commit at a time; load average ${loadavg()[0].toFixed(2)}`);
-  console.log('# SQLite: WAL, synchronous=FULL, commits on the store\'s commit thread; PostgreSQL 15: local temp cluster, fsync on, 127.0.0.1');
+  console.log(
+    `# store costs, ${new Date().toISOString()}, ${seconds} s per row, one commit at a time; load average ${loadavg()[0].toFixed(2)}`,
+  );
+  console.log(
+    "# SQLite: WAL, synchronous=FULL, commits on the store's commit thread; PostgreSQL 15: local temp cluster, fsync on, 127.0.0.1",
+  );
   console.log('');
   console.log('| store | operation | time each | per event | events/s |');
   console.log('|---|---|---|---|---|');

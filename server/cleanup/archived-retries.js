@@ -29,7 +29,10 @@ export async function retriedConsumption(store, customer, { eventId, amount, tim
 }
 
 function duplicate(method, what, id) {
-  return { status: 409, body: { error: { code: 'DUPLICATE_ID', message: `${method}: ${what} ${JSON.stringify(id)} was logged with other parameters` } } };
+  return {
+    status: 409,
+    body: { error: { code: 'DUPLICATE_ID', message: `${method}: ${what} ${JSON.stringify(id)} was logged with other parameters` } },
+  };
 }
 
 /**

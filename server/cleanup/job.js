@@ -56,7 +56,10 @@ export class CleanupJob {
   start() {
     if (this.#timer !== null) return;
     this.#timer = setInterval(() => {
-      if (this.#running === null) this.#running = this.runOnce().catch(() => {}).finally(() => (this.#running = null));
+      if (this.#running === null)
+        this.#running = this.runOnce()
+          .catch(() => {})
+          .finally(() => (this.#running = null));
     }, this.#intervalMs);
     this.#timer.unref();
   }

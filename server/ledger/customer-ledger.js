@@ -119,7 +119,8 @@ export class CustomerLedger {
         ledger.addGrant(id, amount, t1, t2);
         break;
       case 'consume':
-        if (!ledger.consume(id, amount, t1)) throw new LogDivergedError(this.customer, seq, `consumption ${JSON.stringify(id)} was not accepted`);
+        if (!ledger.consume(id, amount, t1))
+          throw new LogDivergedError(this.customer, seq, `consumption ${JSON.stringify(id)} was not accepted`);
         this.queued.delete(id);
         break;
       case 'submit':
@@ -130,7 +131,8 @@ export class CustomerLedger {
         this.voided.set(id, [amount, t1, t2]);
         break;
       case 'end':
-        if (!ledger.setGrantEnd(id, t2).applied) throw new LogDivergedError(this.customer, seq, `end change of ${JSON.stringify(id)} was refused`);
+        if (!ledger.setGrantEnd(id, t2).applied)
+          throw new LogDivergedError(this.customer, seq, `end change of ${JSON.stringify(id)} was refused`);
         break;
       case 'cancel':
         ledger.cancelPending(id);
@@ -149,7 +151,11 @@ export class CustomerLedger {
   compactTo(horizon) {
     const r = this.ledger.compact(horizon);
     for (const p of r.droppedPending) this.queued.delete(p.eventId);
-    return { droppedGrants: r.droppedGrants, droppedConsumptions: r.droppedConsumptions, droppedPending: r.droppedPending.map((p) => p.eventId) };
+    return {
+      droppedGrants: r.droppedGrants,
+      droppedConsumptions: r.droppedConsumptions,
+      droppedPending: r.droppedPending.map((p) => p.eventId),
+    };
   }
 
   /** The queued consumptions let in since the last call, and forgets them. */

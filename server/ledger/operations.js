@@ -44,7 +44,14 @@ function consumeUnguarded(state, { eventId, amount, timestamp, dryRun = false, q
   const wasQueued = state.queued.has(eventId);
   const before = ledger.consumptionCount;
   const r = ledger.tryConsume(eventId, amount, timestamp, dryRun ? { dryRun: true } : undefined);
-  const body = { eventId, accepted: r.accepted, queued: false, allocations: r.allocations, reason: r.reason, blockingEventId: r.blockingEventId };
+  const body = {
+    eventId,
+    accepted: r.accepted,
+    queued: false,
+    allocations: r.allocations,
+    reason: r.reason,
+    blockingEventId: r.blockingEventId,
+  };
   let entries = NONE;
   if (dryRun) {
     body.queued = !r.accepted && (wasQueued || queue);

@@ -34,7 +34,11 @@ export function params(...ids) {
 }
 
 /** `?consistency=`: strong (default: catch up with the shared log first) or cached (answer from this instance's cache). */
-export const consistency = { type: 'string', enum: ['strong', 'cached'], description: 'strong (default) or cached; see the README, "Consistency"' };
+export const consistency = {
+  type: 'string',
+  enum: ['strong', 'cached'],
+  description: 'strong (default) or cached; see the README, "Consistency"',
+};
 
 /** The querystring of a read without other parameters: the optional consistency (others are ignored). */
 export const consistencyQuery = { type: 'object', properties: { consistency } };

@@ -70,7 +70,11 @@ export const cancelPending = {
   summary: 'Cancel a queued consumption (404 when it is not queued)',
   params: params('eventId'),
   response: {
-    200: { type: 'object', properties: { eventId: { type: 'string' }, cancelled: { type: 'boolean' } }, required: ['eventId', 'cancelled'] },
+    200: {
+      type: 'object',
+      properties: { eventId: { type: 'string' }, cancelled: { type: 'boolean' } },
+      required: ['eventId', 'cancelled'],
+    },
     ...errors(404),
   },
 };

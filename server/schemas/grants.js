@@ -19,7 +19,13 @@ const acceptedPending = {
 
 export const grantAnswer = {
   type: 'object',
-  properties: { grantId: { type: 'string' }, amount: { type: 'integer' }, startTime: { type: 'integer' }, endTime: { type: 'integer' }, acceptedPending },
+  properties: {
+    grantId: { type: 'string' },
+    amount: { type: 'integer' },
+    startTime: { type: 'integer' },
+    endTime: { type: 'integer' },
+    acceptedPending,
+  },
   required: ['grantId', 'amount', 'startTime', 'endTime', 'acceptedPending'],
 };
 export const grantAnswerFields = grantAnswer.properties;

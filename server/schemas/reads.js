@@ -56,7 +56,12 @@ export const ledgerDocument = {
           type: 'array',
           items: {
             type: 'object',
-            properties: { grantId: { type: 'string' }, amount: { type: 'integer' }, startTime: { type: 'integer' }, endTime: { type: 'integer' } },
+            properties: {
+              grantId: { type: 'string' },
+              amount: { type: 'integer' },
+              startTime: { type: 'integer' },
+              endTime: { type: 'integer' },
+            },
             required: ['grantId', 'amount', 'startTime', 'endTime'],
           },
         },

@@ -176,8 +176,10 @@ export class PostgresStore {
         if (baseSeq === 0) parts.push(`INSERT INTO heads (customer_id, last_seq) VALUES (${c}, 0) ON CONFLICT (customer_id) DO NOTHING`);
         locks.push(parts.length);
         parts.push(`SELECT last_seq FROM heads WHERE customer_id = ${c} FOR UPDATE`);
-        const rows = entries.map(([kind, id, amount, t1, t2], i) =>
-          `(${baseSeq + i + 1}, ${client.escapeLiteral(kind)}, ${client.escapeLiteral(encodeId(id))}, ${int(amount)}, ${int(t1)}, ${int(t2)})`);
+        const rows = entries.map(
+          ([kind, id, amount, t1, t2], i) =>
+            `(${baseSeq + i + 1}, ${client.escapeLiteral(kind)}, ${client.escapeLiteral(encodeId(id))}, ${int(amount)}, ${int(t1)}, ${int(t2)})`,
+        );
         parts.push(
           `INSERT INTO log (customer_id, seq, kind, id, amount, t1, t2) SELECT ${c}, v.seq, v.kind, v.id, v.amount, v.t1, v.t2 ` +
             `FROM (VALUES ${rows.join(', ')}) AS v(seq, kind, id, amount, t1, t2) ` +

@@ -109,13 +109,15 @@ export class SqliteStore {
   async compact(customer, baseSeq, entries, horizon, document) {
     const seq = baseSeq + entries.length;
     const text = JSON.stringify(document);
-    this.#db.transaction(() => {
-      this.#sql.commit.default([{ customer, baseSeq, entries }]); // nested: a savepoint
-      this.#sql.saveSnapshot.run(customer, seq, horizon, text);
-      this.#sql.archive.run(customer, seq);
-      this.#sql.unlog.run(customer, seq);
-      this.#sql.dropOldSnapshots.run(customer, seq);
-    }).immediate();
+    this.#db
+      .transaction(() => {
+        this.#sql.commit.default([{ customer, baseSeq, entries }]); // nested: a savepoint
+        this.#sql.saveSnapshot.run(customer, seq, horizon, text);
+        this.#sql.archive.run(customer, seq);
+        this.#sql.unlog.run(customer, seq);
+        this.#sql.dropOldSnapshots.run(customer, seq);
+      })
+      .immediate();
     return seq;
   }
 

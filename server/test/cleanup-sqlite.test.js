@@ -25,40 +25,60 @@ function kit(file) {
   };
   return {
     make: () => new SqliteStore(path),
-    logs: async () => query((db) => {
-      const logs = new Map();
-      const rows = db.prepare('SELECT customer, seq, kind, id, amount, t1, t2 FROM archive UNION ALL SELECT customer, seq, kind, id, amount, t1, t2 FROM log ORDER BY customer, seq').all();
-      for (const { customer, ...row } of rows) {
-        if (!logs.has(customer)) logs.set(customer, []);
-        logs.get(customer).push(row);
-      }
-      return logs;
-    }),
-    layout: async (customer) => query((db) => ({
-      archived: db.prepare('SELECT count(*) FROM archive WHERE customer = ?').pluck().get(customer),
-      logged: db.prepare('SELECT count(*) FROM log WHERE customer = ?').pluck().get(customer),
-      snapshots: db.prepare('SELECT count(*) FROM snapshots WHERE customer = ?').pluck().get(customer),
-    })),
+    logs: async () =>
+      query((db) => {
+        const logs = new Map();
+        const rows = db
+          .prepare(
+            'SELECT customer, seq, kind, id, amount, t1, t2 FROM archive UNION ALL SELECT customer, seq, kind, id, amount, t1, t2 FROM log ORDER BY customer, seq',
+          )
+          .all();
+        for (const { customer, ...row } of rows) {
+          if (!logs.has(customer)) logs.set(customer, []);
+          logs.get(customer).push(row);
+        }
+        return logs;
+      }),
+    layout: async (customer) =>
+      query((db) => ({
+        archived: db.prepare('SELECT count(*) FROM archive WHERE customer = ?').pluck().get(customer),
+        logged: db.prepare('SELECT count(*) FROM log WHERE customer = ?').pluck().get(customer),
+        snapshots: db.prepare('SELECT count(*) FROM snapshots WHERE customer = ?').pluck().get(customer),
+      })),
   };
 }
 
-test('SQLite: compaction, restart, identical answers at and after the horizon, retries of archived ids', { timeout: 120_000 }, async (t) => {
-  await runCleanupScenario(t, kit('cleanup.db'), seedFromEnv('cleanup-sqlite'));
-});
+test(
+  'SQLite: compaction, restart, identical answers at and after the horizon, retries of archived ids',
+  { timeout: 120_000 },
+  async (t) => {
+    await runCleanupScenario(t, kit('cleanup.db'), seedFromEnv('cleanup-sqlite'));
+  },
+);
 
 test('SQLite: a stream with periodic cleanup keeps every ledger bounded', { timeout: 120_000 }, async () => {
   const r = await runMemoryScenario(kit('memory.db'));
-  console.log(`# memory: ${r.customers} customers × ${r.events} consumptions with cleanup: at most ${r.maxHeld} held per ledger; WASM heap ${r.baseline} → max ${r.heapMax} bytes, ${r.perCustomer} bytes per customer`);
+  console.log(
+    `# memory: ${r.customers} customers × ${r.events} consumptions with cleanup: at most ${r.maxHeld} held per ledger; WASM heap ${r.baseline} → max ${r.heapMax} bytes, ${r.perCustomer} bytes per customer`,
+  );
 });
 
 test('server.js: LEDGER_GRACE and LEDGER_CLEANUP_INTERVAL_MS run the job in a server process', { timeout: 60_000 }, async () => {
   const { path: keysPath, keys } = writeKeyFile(tmp.path);
-  const server = await startServer({ store: join(tmp.path, 'process.db'), keys: keysPath, env: { LEDGER_GRACE: '10', LEDGER_CLEANUP_INTERVAL_MS: '100', LOG_LEVEL: 'warn' } });
+  const server = await startServer({
+    store: join(tmp.path, 'process.db'),
+    keys: keysPath,
+    env: { LEDGER_GRACE: '10', LEDGER_CLEANUP_INTERVAL_MS: '100', LOG_LEVEL: 'warn' },
+  });
   const client = makeClient({ target: server, key: keys.admin });
   try {
     const base = '/v1/customers/proc';
-    assert.equal((await client.untilAnswered('POST', `${base}/grants`, { grantId: 'g', amount: 100, startTime: 0, endTime: 1000 })).status, 201);
-    for (let i = 0; i < 10; i++) await client.untilAnswered('POST', `${base}/consumptions`, { eventId: `e${i}`, amount: 1, timestamp: i * 10 });
+    assert.equal(
+      (await client.untilAnswered('POST', `${base}/grants`, { grantId: 'g', amount: 100, startTime: 0, endTime: 1000 })).status,
+      201,
+    );
+    for (let i = 0; i < 10; i++)
+      await client.untilAnswered('POST', `${base}/consumptions`, { eventId: `e${i}`, amount: 1, timestamp: i * 10 });
     let doc;
     for (let tries = 0; tries < 100; tries++) {
       doc = (await client.untilAnswered('GET', `${base}/ledger`)).body;
@@ -66,7 +86,10 @@ test('server.js: LEDGER_GRACE and LEDGER_CLEANUP_INTERVAL_MS run the job in a se
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.equal(doc.horizon, 80, 'latest consumption 90 minus grace 10');
-    assert.deepEqual(doc.consumptions.map((c) => c.eventId), ['e8', 'e9']);
+    assert.deepEqual(
+      doc.consumptions.map((c) => c.eventId),
+      ['e8', 'e9'],
+    );
     const late = await client.untilAnswered('POST', `${base}/consumptions`, { eventId: 'late', amount: 1, timestamp: 5 });
     assert.deepEqual([late.status, late.body.error.code], [409, 'BEFORE_HORIZON']);
     assert.deepEqual(await server.stop(), { code: 0, signal: null }, 'SIGTERM stops the job and the server cleanly');

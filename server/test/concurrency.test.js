@@ -84,7 +84,8 @@ test('64 clients with overlapping ids on one customer: no double charge, serial-
         if (a.status === 201) created.set(a.grant.grantId, (created.get(a.grant.grantId) ?? 0) + 1);
       }
     }
-    for (const id of picked) assert.equal(created.get(id), 1, `grant ${id}: ${created.get(id) ?? 0} answers 201 (first add), expected exactly 1`);
+    for (const id of picked)
+      assert.equal(created.get(id), 1, `grant ${id}: ${created.get(id) ?? 0} answers 201 (first add), expected exactly 1`);
     // Grants nobody picked are added now, so the pool is whole either way.
     for (const g of grantPool) {
       if (!picked.has(g.grantId)) {
@@ -104,7 +105,9 @@ test('64 clients with overlapping ids on one customer: no double charge, serial-
     }));
     // Accepted before the race (1 credit inside a grant's window), then sent by racing
     // clients both identically (accepted again, no charge) and with other parameters (409).
-    const precommitted = pool.slice(0, PRECOMMITTED).map(({ eventId }, i) => ({ eventId, amount: 1, timestamp: grantPool[i % GRANT_POOL].startTime }));
+    const precommitted = pool
+      .slice(0, PRECOMMITTED)
+      .map(({ eventId }, i) => ({ eventId, amount: 1, timestamp: grantPool[i % GRANT_POOL].startTime }));
     for (const c of precommitted) {
       const answer = await admin.untilAnswered('POST', `${BASE}/consumptions`, c);
       assert.equal(answer.status, 200);
@@ -169,7 +172,11 @@ test('64 clients with overlapping ids on one customer: no double charge, serial-
       const decision = { accepted: a.body.accepted, queued: a.body.queued };
       if (a.body.accepted) {
         assert.equal(a.body.reason, null);
-        assert.equal(a.body.allocations.reduce((s, x) => s + x.amount, 0), c.amount, `${a.eventId}: allocations do not add up`);
+        assert.equal(
+          a.body.allocations.reduce((s, x) => s + x.amount, 0),
+          c.amount,
+          `${a.eventId}: allocations do not add up`,
+        );
       } else if (!a.body.queued) {
         assert.ok(['INSUFFICIENT_CREDIT', 'WOULD_UNFUND'].includes(a.body.reason), `${a.eventId}: reason ${a.body.reason}`);
       }
@@ -214,12 +221,21 @@ test('64 clients with overlapping ids on one customer: no double charge, serial-
       assert.deepStrictEqual({ amount: c.amount, timestamp: c.timestamp }, { amount: sent.amount, timestamp: sent.timestamp });
     }
     for (const [id, d] of decisions) {
-      assert.equal(doc.consumptions.some((c) => c.eventId === id), d.accepted, `${id}: ledger disagrees with the answer`);
+      assert.equal(
+        doc.consumptions.some((c) => c.eventId === id),
+        d.accepted,
+        `${id}: ledger disagrees with the answer`,
+      );
     }
     const entries = readLogs(store).get(CUSTOMER) ?? [];
     const replayed = replayLog(entries);
     try {
-      const expected = collectExpected(replayed, { times: [0, 100, 250, 400, 550, 700, 850, 1000, 1200], eventIds: ids, curveFrom: 0, curveTo: 1400 });
+      const expected = collectExpected(replayed, {
+        times: [0, 100, 250, 400, 550, 700, 850, 1000, 1200],
+        eventIds: ids,
+        curveFrom: 0,
+        curveTo: 1400,
+      });
       assert.deepStrictEqual(served, expected, 'the served state differs from a serial replay of the log');
       const pending = new Set(replayed.pending().map((p) => p.eventId));
       for (const [id, d] of decisions) assert.equal(pending.has(id), d.queued, `${id}: queued answer and pending queue disagree`);

@@ -112,7 +112,21 @@ test('every answer equals the package answer for the same calls', async () => {
     }
   }
   // The script reached every kind of answer it is meant to check.
-  for (const key of ['grant 201', 'retry grants 200', 'retry consumptions 200', 'grant 409', 'grant 400', 'consumption 200', 'consumption 409', 'events 200', 'void 200', 'void 404', 'end 200', 'lookup 200', 'lookup 404']) {
+  for (const key of [
+    'grant 201',
+    'retry grants 200',
+    'retry consumptions 200',
+    'grant 409',
+    'grant 400',
+    'consumption 200',
+    'consumption 409',
+    'events 200',
+    'void 200',
+    'void 404',
+    'end 200',
+    'lookup 200',
+    'lookup 404',
+  ]) {
     assert.ok(counts[key] > 0, `the script produced no "${key}" (${JSON.stringify(counts)})`);
   }
   const totals = mirror.view('acme', { times: [], eventIds: [], from: 0, to: 0 });
@@ -134,13 +148,33 @@ test('health, metrics and the OpenAPI document need no key', async () => {
   assert.deepEqual((await anonymous.get('/healthz')).body, { status: 'ok' });
   const metrics = await anonymous.get('/metrics');
   assert.equal(metrics.status, 200);
-  for (const name of ['ledger_http_requests_total', 'ledger_commit_batch_events', 'ledger_commit_seconds', 'ledger_ledgers_cached', 'ledger_cache_hits_total', 'ledger_cache_misses_total', 'ledger_cache_evictions_total', 'ledger_rebuild_seconds']) {
+  for (const name of [
+    'ledger_http_requests_total',
+    'ledger_commit_batch_events',
+    'ledger_commit_seconds',
+    'ledger_ledgers_cached',
+    'ledger_cache_hits_total',
+    'ledger_cache_misses_total',
+    'ledger_cache_evictions_total',
+    'ledger_rebuild_seconds',
+  ]) {
     assert.match(metrics.body, new RegExp(`^${name}`, 'm'), name);
   }
   const doc = (await anonymous.get('/openapi.json')).body;
   assert.equal(doc.openapi.slice(0, 2), '3.');
-  for (const path of ['/v1/customers/{customerId}/grants', '/v1/customers/{customerId}/consumptions', '/v1/customers/{customerId}/events', '/v1/customers/{customerId}/balance', '/v1/customers/{customerId}/grants/{grantId}/void']) {
+  for (const path of [
+    '/v1/customers/{customerId}/grants',
+    '/v1/customers/{customerId}/consumptions',
+    '/v1/customers/{customerId}/events',
+    '/v1/customers/{customerId}/balance',
+    '/v1/customers/{customerId}/grants/{grantId}/void',
+  ]) {
     assert.ok(doc.paths[path], `OpenAPI has ${path}`);
   }
-  assert.deepEqual(doc.paths['/v1/customers/{customerId}/grants'].post.requestBody.content['application/json'].schema.required, ['grantId', 'amount', 'startTime', 'endTime']);
+  assert.deepEqual(doc.paths['/v1/customers/{customerId}/grants'].post.requestBody.content['application/json'].schema.required, [
+    'grantId',
+    'amount',
+    'startTime',
+    'endTime',
+  ]);
 });

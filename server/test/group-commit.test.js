@@ -55,8 +55,21 @@ test('one turn of writes over three customers is one commit, answered after it',
   );
   const read = service.run('a', balance, 5).then((r) => (order.push(store.commits.length), r));
   const results = await Promise.all(answers);
-  assert.deepEqual(results.map((r) => r.status), [201, 201, 201]);
-  assert.deepEqual(store.commits, [[['a', 1], ['b', 1], ['c', 1]]], 'one commit with three groups');
+  assert.deepEqual(
+    results.map((r) => r.status),
+    [201, 201, 201],
+  );
+  assert.deepEqual(
+    store.commits,
+    [
+      [
+        ['a', 1],
+        ['b', 1],
+        ['c', 1],
+      ],
+    ],
+    'one commit with three groups',
+  );
   assert.deepEqual(order.slice(0, 3), [1, 1, 1], 'answered after the commit');
   assert.equal((await read).body, 10, 'the read behind the write sees it, after the commit');
   await service.close();

@@ -48,7 +48,16 @@ export function startProcess({ dbPath, env = {}, keys = KEYS, dir = tempDir() })
   const keysPath = join(dir, 'keys.json');
   writeFileSync(keysPath, JSON.stringify(keys));
   const child = spawn(process.execPath, [join(serverDir, 'server.js')], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LEDGER_STORE: dbPath, LEDGER_KEYS: keysPath, LOG_LEVEL: 'warn', LEDGER_MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LEDGER_STORE: dbPath,
+      LEDGER_KEYS: keysPath,
+      LOG_LEVEL: 'warn',
+      LEDGER_MAX_EVENT_LOOP_DELAY_MS: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const killer = () => child.kill('SIGKILL');

@@ -37,7 +37,15 @@ const MAX = Number.MAX_SAFE_INTEGER;
 // [name, method, path, options, status, code, field the message must name]
 const BAD = [
   ['bad JSON', 'POST', `${base}/grants`, { raw: '{"grantId": "g9",' }, 400, 'INVALID_ARGUMENT'],
-  ['body as text/plain', 'POST', `${base}/consumptions`, { raw: JSON.stringify(consumption), type: 'text/plain' }, 400, 'INVALID_ARGUMENT', 'body'],
+  [
+    'body as text/plain',
+    'POST',
+    `${base}/consumptions`,
+    { raw: JSON.stringify(consumption), type: 'text/plain' },
+    400,
+    'INVALID_ARGUMENT',
+    'body',
+  ],
   ['body of another media type', 'POST', `${base}/consumptions`, { raw: '<c/>', type: 'application/xml' }, 400, 'INVALID_ARGUMENT', 'JSON'],
   ['JSON that is not an object', 'POST', `${base}/grants`, { raw: '[1, 2]' }, 400, 'INVALID_ARGUMENT', 'body'],
   ['empty JSON body', 'POST', `${base}/consumptions`, { raw: '' }, 400, 'INVALID_ARGUMENT', 'body'],
@@ -49,16 +57,64 @@ const BAD = [
   ['negative amount', 'POST', `${base}/consumptions`, { body: { ...consumption, amount: -5 } }, 400, 'INVALID_ARGUMENT', 'amount'],
   ['zero amount', 'POST', `${base}/grants`, { body: { ...grant, amount: 0 } }, 400, 'INVALID_ARGUMENT', 'amount'],
   ['fractional amount', 'POST', `${base}/consumptions`, { body: { ...consumption, amount: 1.5 } }, 400, 'INVALID_ARGUMENT', 'amount'],
-  ['2^53 amount', 'POST', `${base}/grants`, { raw: JSON.stringify(grant).replace('"amount":5', '"amount":9007199254740992') }, 400, 'INVALID_ARGUMENT', 'amount'],
-  ['2^53 timestamp', 'POST', `${base}/consumptions`, { raw: JSON.stringify(consumption).replace('"timestamp":1', '"timestamp":9007199254740992') }, 400, 'INVALID_ARGUMENT', 'timestamp'],
+  [
+    '2^53 amount',
+    'POST',
+    `${base}/grants`,
+    { raw: JSON.stringify(grant).replace('"amount":5', '"amount":9007199254740992') },
+    400,
+    'INVALID_ARGUMENT',
+    'amount',
+  ],
+  [
+    '2^53 timestamp',
+    'POST',
+    `${base}/consumptions`,
+    { raw: JSON.stringify(consumption).replace('"timestamp":1', '"timestamp":9007199254740992') },
+    400,
+    'INVALID_ARGUMENT',
+    'timestamp',
+  ],
   ['negative time', 'POST', `${base}/grants`, { body: { ...grant, startTime: -1 } }, 400, 'INVALID_ARGUMENT', 'startTime'],
   ['start after end', 'POST', `${base}/grants`, { body: { ...grant, startTime: 10, endTime: 9 } }, 400, 'INVALID_ARGUMENT', 'startTime'],
   ['grant total above 2^53 - 1', 'POST', `${base}/grants`, { body: { ...grant, amount: MAX } }, 400, 'INVALID_ARGUMENT', 'amount'],
   ['empty id', 'POST', `${base}/grants`, { body: { ...grant, grantId: '' } }, 400, 'INVALID_ARGUMENT', 'grantId'],
-  ['id over 1024 UTF-8 bytes', 'POST', `${base}/consumptions`, { body: { ...consumption, eventId: 'é'.repeat(513) } }, 400, 'INVALID_ARGUMENT', 'eventId'],
-  ['lone surrogate id', 'POST', `${base}/consumptions`, { raw: JSON.stringify(consumption).replace('"c9"', '"\\ud800"') }, 400, 'INVALID_ARGUMENT', 'eventId'],
-  ['boolean dryRun as string', 'POST', `${base}/consumptions`, { body: { ...consumption, dryRun: 'yes' } }, 400, 'INVALID_ARGUMENT', 'dryRun'],
-  ['customer id of 129 characters', 'POST', `/v1/customers/${'a'.repeat(129)}/grants`, { body: grant }, 400, 'INVALID_ARGUMENT', 'customerId'],
+  [
+    'id over 1024 UTF-8 bytes',
+    'POST',
+    `${base}/consumptions`,
+    { body: { ...consumption, eventId: 'é'.repeat(513) } },
+    400,
+    'INVALID_ARGUMENT',
+    'eventId',
+  ],
+  [
+    'lone surrogate id',
+    'POST',
+    `${base}/consumptions`,
+    { raw: JSON.stringify(consumption).replace('"c9"', '"\\ud800"') },
+    400,
+    'INVALID_ARGUMENT',
+    'eventId',
+  ],
+  [
+    'boolean dryRun as string',
+    'POST',
+    `${base}/consumptions`,
+    { body: { ...consumption, dryRun: 'yes' } },
+    400,
+    'INVALID_ARGUMENT',
+    'dryRun',
+  ],
+  [
+    'customer id of 129 characters',
+    'POST',
+    `/v1/customers/${'a'.repeat(129)}/grants`,
+    { body: grant },
+    400,
+    'INVALID_ARGUMENT',
+    'customerId',
+  ],
   ['customer id with a space', 'POST', '/v1/customers/a%20b/grants', { body: grant }, 400, 'INVALID_ARGUMENT', 'customerId'],
   ['customer id with a comma', 'GET', '/v1/customers/a,b/balance?at=1', {}, 400, 'INVALID_ARGUMENT', 'customerId'],
   ['customer id with non-ASCII', 'GET', '/v1/customers/%C3%A9/ledger', {}, 400, 'INVALID_ARGUMENT', 'customerId'],
@@ -76,10 +132,48 @@ const BAD = [
   ['void of an unknown grant', 'POST', `${base}/grants/nope/void`, {}, 404, 'NOT_FOUND'],
   ['cancel of a consumption not queued', 'DELETE', `${base}/pending/c1`, {}, 404, 'NOT_FOUND'],
   ['batch without events', 'POST', `${base}/events`, { body: { events: [] } }, 400, 'INVALID_ARGUMENT', 'events'],
-  ['batch of 1,001 events', 'POST', `${base}/events`, { body: { events: Array.from({ length: 1001 }, (_, i) => ({ type: 'consumption', eventId: `b${i}`, amount: 1, timestamp: 1 })) } }, 400, 'INVALID_ARGUMENT', 'events'],
-  ['batch with an unknown type', 'POST', `${base}/events`, { body: { events: [{ type: 'refund', eventId: 'x' }] } }, 400, 'INVALID_ARGUMENT', 'type'],
-  ['batch with one bad event', 'POST', `${base}/events`, { body: { events: [{ type: 'grant', ...grant }, { type: 'consumption', ...consumption, amount: '5' }] } }, 400, 'INVALID_ARGUMENT', 'events[1].amount'],
-  ['body over 1 MiB', 'POST', `${base}/events`, { raw: JSON.stringify({ events: [{ type: 'grant', ...grant, grantId: 'x'.repeat(BODY_LIMIT) }] }) }, 413, 'PAYLOAD_TOO_LARGE'],
+  [
+    'batch of 1,001 events',
+    'POST',
+    `${base}/events`,
+    { body: { events: Array.from({ length: 1001 }, (_, i) => ({ type: 'consumption', eventId: `b${i}`, amount: 1, timestamp: 1 })) } },
+    400,
+    'INVALID_ARGUMENT',
+    'events',
+  ],
+  [
+    'batch with an unknown type',
+    'POST',
+    `${base}/events`,
+    { body: { events: [{ type: 'refund', eventId: 'x' }] } },
+    400,
+    'INVALID_ARGUMENT',
+    'type',
+  ],
+  [
+    'batch with one bad event',
+    'POST',
+    `${base}/events`,
+    {
+      body: {
+        events: [
+          { type: 'grant', ...grant },
+          { type: 'consumption', ...consumption, amount: '5' },
+        ],
+      },
+    },
+    400,
+    'INVALID_ARGUMENT',
+    'events[1].amount',
+  ],
+  [
+    'body over 1 MiB',
+    'POST',
+    `${base}/events`,
+    { raw: JSON.stringify({ events: [{ type: 'grant', ...grant, grantId: 'x'.repeat(BODY_LIMIT) }] }) },
+    413,
+    'PAYLOAD_TOO_LARGE',
+  ],
   ['unknown route', 'GET', '/v1/customers/acme/nothing-here', {}, 404, 'NOT_FOUND'],
   ['wrong method', 'DELETE', `${base}/grants`, {}, 404, 'NOT_FOUND'],
 ];
@@ -127,9 +221,20 @@ test('missing and wrong keys are 401; roles and customer lists are 403', async (
   // What they may do.
   const dry = await call(service.url, 'POST', `${base}/consumptions`, { key: READER, body: { ...consumption, dryRun: true } });
   assert.equal(dry.status, 200);
-  assert.deepEqual(dry.body, { eventId: 'c9', accepted: true, queued: false, allocations: [{ grantId: 'g1', amount: 5 }], reason: null, blockingEventId: null });
+  assert.deepEqual(dry.body, {
+    eventId: 'c9',
+    accepted: true,
+    queued: false,
+    allocations: [{ grantId: 'g1', amount: 5 }],
+    reason: null,
+    blockingEventId: null,
+  });
   assert.equal((await call(service.url, 'GET', `${base}/balance?at=5`, { key: READER })).body.balance, 71);
   assert.deepEqual(await state(), initial, 'a dry run changes nothing');
   assert.equal((await call(service.url, 'POST', `${base}/grants`, { key: ACME_WRITER, body: grant })).status, 201);
-  assert.equal((await call(service.url, 'POST', `${base}/events`, { key: WRITER, body: { events: [{ type: 'consumption', ...consumption }] } })).status, 200);
+  assert.equal(
+    (await call(service.url, 'POST', `${base}/events`, { key: WRITER, body: { events: [{ type: 'consumption', ...consumption }] } }))
+      .status,
+    200,
+  );
 });

@@ -29,7 +29,9 @@ export class Mirror {
     const voided = this.voided.get(customer).get(grantId);
     if (voided !== undefined) {
       const same = voided[0] === amount && voided[1] === startTime && voided[2] === endTime;
-      return same ? { status: 200, body: { grantId, amount, startTime, endTime, acceptedPending: [] } } : { status: 409, code: 'DUPLICATE_ID' };
+      return same
+        ? { status: 200, body: { grantId, amount, startTime, endTime, acceptedPending: [] } }
+        : { status: 409, code: 'DUPLICATE_ID' };
     }
     const letIn = [];
     const stop = ledger.onPendingAccepted((list) => letIn.push(...list));
@@ -54,7 +56,10 @@ export class Mirror {
         queued = true;
         if (!dryRun) ledger.submit(eventId, amount, timestamp);
       }
-      return { status: 200, body: { eventId, accepted: r.accepted, queued, allocations: r.allocations, reason: r.reason, blockingEventId: r.blockingEventId } };
+      return {
+        status: 200,
+        body: { eventId, accepted: r.accepted, queued, allocations: r.allocations, reason: r.reason, blockingEventId: r.blockingEventId },
+      };
     } catch (error) {
       return failure(error);
     }

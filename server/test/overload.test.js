@@ -15,7 +15,10 @@ test('the rate limit is per key: 429 with Retry-After, other keys unaffected', a
     assert.equal(limited.body.error.code, 'RATE_LIMITED');
     assert.ok(Number(limited.headers.get('retry-after')) >= 1, 'Retry-After in seconds');
     // Nothing a limited request asked for happened.
-    const write = await call(service.url, 'POST', '/v1/customers/acme/consumptions', { key: READER, body: { eventId: 'x', amount: 1, timestamp: 1, dryRun: true } });
+    const write = await call(service.url, 'POST', '/v1/customers/acme/consumptions', {
+      key: READER,
+      body: { eventId: 'x', amount: 1, timestamp: 1, dryRun: true },
+    });
     assert.equal(write.status, 429);
     assert.equal((await call(service.url, 'GET', path, { key: ADMIN })).status, 200, 'another key is not limited');
     assert.equal((await call(service.url, 'GET', '/healthz', { key: null })).status, 200, 'health is not limited');

@@ -37,15 +37,24 @@ const kit = () => ({
   }),
 });
 
-test('PostgreSQL: compaction, restart, identical answers at and after the horizon, retries of archived ids', { timeout: 120_000 }, async (t) => {
-  await runCleanupScenario(t, kit(), seedFromEnv('cleanup-postgres'));
-});
+test(
+  'PostgreSQL: compaction, restart, identical answers at and after the horizon, retries of archived ids',
+  { timeout: 120_000 },
+  async (t) => {
+    await runCleanupScenario(t, kit(), seedFromEnv('cleanup-postgres'));
+  },
+);
 
 test('PostgreSQL: another instance applies the horizon when it catches up', { timeout: 60_000 }, async () => {
   const open = async (grace) => {
     const store = new PostgresStore(server.url);
     await store.open();
-    return buildApp({ store, keys: KEYS, limits: { maxEventLoopDelay: 0 }, cleanup: grace === null ? {} : { grace, intervalMs: 3_600_000 } });
+    return buildApp({
+      store,
+      keys: KEYS,
+      limits: { maxEventLoopDelay: 0 },
+      cleanup: grace === null ? {} : { grace, intervalMs: 3_600_000 },
+    });
   };
   const auth = { authorization: `Bearer ${ADMIN}` };
   const a = await open(10);
@@ -54,7 +63,8 @@ test('PostgreSQL: another instance applies the horizon when it catches up', { ti
     const base = '/v1/customers/shared-1';
     const post = (app, route, payload) => app.inject({ method: 'POST', url: `${base}/${route}`, headers: auth, payload });
     assert.equal((await post(a, 'grants', { grantId: 'g', amount: 1000, startTime: 0, endTime: 10_000 })).statusCode, 201);
-    for (let i = 0; i < 40; i++) assert.equal((await post(i % 2 ? a : b, 'consumptions', { eventId: `e${i}`, amount: 1, timestamp: i * 5 })).json().accepted, true);
+    for (let i = 0; i < 40; i++)
+      assert.equal((await post(i % 2 ? a : b, 'consumptions', { eventId: `e${i}`, amount: 1, timestamp: i * 5 })).json().accepted, true);
     // b holds the customer (cached, uncompacted); a compacts it at 195 - 10.
     const [pass] = await a.cleanup.runOnce();
     assert.equal(pass.horizon, 185);
@@ -74,5 +84,7 @@ test('PostgreSQL: another instance applies the horizon when it catches up', { ti
 
 test('PostgreSQL: a stream with periodic cleanup keeps every ledger bounded', { timeout: 120_000 }, async () => {
   const r = await runMemoryScenario(kit());
-  console.log(`# memory: ${r.customers} customers × ${r.events} consumptions with cleanup: at most ${r.maxHeld} held per ledger; WASM heap ${r.baseline} → max ${r.heapMax} bytes, ${r.perCustomer} bytes per customer`);
+  console.log(
+    `# memory: ${r.customers} customers × ${r.events} consumptions with cleanup: at most ${r.maxHeld} held per ledger; WASM heap ${r.baseline} → max ${r.heapMax} bytes, ${r.perCustomer} bytes per customer`,
+  );
 });

@@ -44,10 +44,30 @@ test('an id with U+0000 commits alongside another customer, and reads back after
   const slash = 'back\\slash\\0';
   try {
     const [g, c1, c2, other] = await Promise.all([
-      app.inject({ method: 'POST', url: '/v1/customers/ids/grants', headers: auth, payload: { grantId: 'g\u0000', amount: 10, startTime: 0, endTime: 10 } }),
-      app.inject({ method: 'POST', url: '/v1/customers/ids/consumptions', headers: auth, payload: { eventId: nul, amount: 3, timestamp: 1 } }),
-      app.inject({ method: 'POST', url: '/v1/customers/ids/consumptions', headers: auth, payload: { eventId: slash, amount: 2, timestamp: 2 } }),
-      app.inject({ method: 'POST', url: '/v1/customers/other/grants', headers: auth, payload: { grantId: 'plain', amount: 5, startTime: 0, endTime: 10 } }),
+      app.inject({
+        method: 'POST',
+        url: '/v1/customers/ids/grants',
+        headers: auth,
+        payload: { grantId: 'g\u0000', amount: 10, startTime: 0, endTime: 10 },
+      }),
+      app.inject({
+        method: 'POST',
+        url: '/v1/customers/ids/consumptions',
+        headers: auth,
+        payload: { eventId: nul, amount: 3, timestamp: 1 },
+      }),
+      app.inject({
+        method: 'POST',
+        url: '/v1/customers/ids/consumptions',
+        headers: auth,
+        payload: { eventId: slash, amount: 2, timestamp: 2 },
+      }),
+      app.inject({
+        method: 'POST',
+        url: '/v1/customers/other/grants',
+        headers: auth,
+        payload: { grantId: 'plain', amount: 5, startTime: 0, endTime: 10 },
+      }),
     ]);
     assert.equal(g.statusCode, 201, g.body);
     assert.equal(c1.json().accepted, true, c1.body);
@@ -58,8 +78,16 @@ test('an id with U+0000 commits alongside another customer, and reads back after
     app = await open();
     const afterRestart = (await app.inject({ method: 'GET', url: '/v1/customers/ids/ledger', headers: auth })).json();
     assert.deepEqual(afterRestart, before);
-    assert.deepEqual(afterRestart.consumptions.map((c) => c.eventId), [nul, slash]);
-    const retry = await app.inject({ method: 'POST', url: '/v1/customers/ids/consumptions', headers: auth, payload: { eventId: nul, amount: 3, timestamp: 1 } });
+    assert.deepEqual(
+      afterRestart.consumptions.map((c) => c.eventId),
+      [nul, slash],
+    );
+    const retry = await app.inject({
+      method: 'POST',
+      url: '/v1/customers/ids/consumptions',
+      headers: auth,
+      payload: { eventId: nul, amount: 3, timestamp: 1 },
+    });
     assert.equal(retry.json().accepted, true);
     const got = await app.inject({ method: 'GET', url: `/v1/customers/ids/consumptions/${encodeURIComponent(slash)}`, headers: auth });
     assert.deepEqual([got.statusCode, got.json().amount], [200, 2]);
@@ -89,7 +117,10 @@ test('a compaction of a customer with such ids is stored, reloaded, and remember
     app = await openWithCleanup();
     const reloaded = (await app.inject({ method: 'GET', url: '/v1/customers/ids-c/ledger', headers: auth })).json();
     assert.deepEqual(reloaded, compacted, 'rebuilt from the snapshot');
-    assert.deepEqual(reloaded.consumptions.map((c) => c.eventId), ['new\u0000\\']);
+    assert.deepEqual(
+      reloaded.consumptions.map((c) => c.eventId),
+      ['new\u0000\\'],
+    );
     const retry = await post(app, 'consumptions', { eventId: 'old\u0000', amount: 3, timestamp: 1 });
     assert.equal(retry.json().accepted, true, 'the archived id is found under its escaped form');
   } finally {

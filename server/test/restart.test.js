@@ -35,9 +35,16 @@ test('a restarted server answers every customer as before', async () => {
     for (const customer of ['r1', 'r2']) {
       const doc = mirror.ledger(customer).toJSON();
       const spare = doc.grants.find((g) => mirror.ledger(customer).burnDown(g.grantId).draws.length === 0);
-      if (spare) assert.deepEqual((await c.post(`/v1/customers/${customer}/grants/${spare.grantId}/void`)).body, mirror.voidGrant(customer, spare.grantId).body);
+      if (spare)
+        assert.deepEqual(
+          (await c.post(`/v1/customers/${customer}/grants/${spare.grantId}/void`)).body,
+          mirror.voidGrant(customer, spare.grantId).body,
+        );
       const some = doc.grants.find((g) => g !== spare);
-      assert.deepEqual((await c('PATCH', `/v1/customers/${customer}/grants/${some.grantId}`, { body: { endTime: some.endTime + 5 } })).body, mirror.setGrantEnd(customer, some.grantId, some.endTime + 5).body);
+      assert.deepEqual(
+        (await c('PATCH', `/v1/customers/${customer}/grants/${some.grantId}`, { body: { endTime: some.endTime + 5 } })).body,
+        mirror.setGrantEnd(customer, some.grantId, some.endTime + 5).body,
+      );
     }
     const queued = CUSTOMERS.reduce((n, customer) => n + mirror.ledger(customer).pending().length, 0);
     assert.ok(queued > 0, 'some consumptions are queued before the restart');
@@ -52,7 +59,8 @@ test('a restarted server answers every customer as before', async () => {
     server = await startProcess({ dbPath, dir });
     c = client(server.url);
 
-    for (const customer of CUSTOMERS) assert.deepEqual(await servedView(c, customer, OPTIONS), before[customer], `${customer} after the restart`);
+    for (const customer of CUSTOMERS)
+      assert.deepEqual(await servedView(c, customer, OPTIONS), before[customer], `${customer} after the restart`);
 
     // Queued consumptions are still retried when credit arrives.
     for (const customer of CUSTOMERS) {
@@ -62,7 +70,10 @@ test('a restarted server answers every customer as before', async () => {
       assert.deepEqual(served.body, expected.body, `${customer}: the top-up lets the same queued consumptions in`);
       assert.deepEqual(await servedView(c, customer, OPTIONS), mirror.view(customer, OPTIONS), `${customer} after the top-up`);
     }
-    assert.ok(CUSTOMERS.some((customer) => mirror.ledger(customer).pending().length < queued), 'the top-ups let queued consumptions in');
+    assert.ok(
+      CUSTOMERS.some((customer) => mirror.ledger(customer).pending().length < queued),
+      'the top-ups let queued consumptions in',
+    );
   } finally {
     await server.stop();
     mirror.dispose();

@@ -51,7 +51,8 @@ inline Mismatch findMismatch(const std::vector<Op>& ops, const CheckOptions& opt
   };
   using K = Mismatch::Kind;
 
-  // The model covers the core calls of docs/semantics.md only: it drops out at the first lifecycle operation.
+  // The model covers the core calls of docs/semantics.md only: it drops out at the first lifecycle
+  // operation.
   bool modelActive = options.withModel;
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
@@ -72,8 +73,8 @@ inline Mismatch findMismatch(const std::vector<Op>& ops, const CheckOptions& opt
     for (const gcl::Ledger* ledger : {&fast, &reference}) {
       const std::string problem = ledger->checkInvariants();
       if (!problem.empty()) {
-        return fail(K::kInvariant, i, std::string(ledger == &fast ? "fast" : "reference") +
-                                          " invariant: " + problem);
+        return fail(K::kInvariant, i,
+                    std::string(ledger == &fast ? "fast" : "reference") + " invariant: " + problem);
       }
     }
 #endif

@@ -409,9 +409,9 @@ TEST(Differential, RetriesDuplicatesAndBadInput) {
             }});
 }
 
-// Grant lifecycle and pending-queue operations mixed in: voiding grants and moving their ends (which rebuild the
-// engine), queued consumptions retried by later grants, cancellations. Compared between
-// the engines only: the model covers the core calls alone.
+// Grant lifecycle and pending-queue operations mixed in: voiding grants and moving their ends
+// (which rebuild the engine), queued consumptions retried by later grants, cancellations. Compared
+// between the engines only: the model covers the core calls alone.
 TEST(Differential, GrantLifecycleAndPendingConsumptions) {
   runShape({"lifecycle-pending", 1500, {1, true}, [](Gen& g) {
               const int64_t horizon = g.between(3, 20);

@@ -30,9 +30,8 @@ using gcl::Status;
 constexpr int64_t kLastTime = 32;  // times are in [0, 30]; nothing changes after 32
 
 struct Coverage {
-  int compacts = 0, droppedConsumptions = 0, droppedGrants = 0, droppedPending = 0,
-      zeroGrants = 0, refusedByHorizon = 0, endRuleRefusals = 0, carriedEndChanges = 0,
-      accepted = 0;
+  int compacts = 0, droppedConsumptions = 0, droppedGrants = 0, droppedPending = 0, zeroGrants = 0,
+      refusedByHorizon = 0, endRuleRefusals = 0, carriedEndChanges = 0, accepted = 0;
 };
 
 // Everything observable at and after the horizon, as text: equal texts, equal answers.
@@ -47,7 +46,8 @@ std::string stateText(const gcl::Ledger& ledger, const std::vector<std::string>&
   }
   for (const std::string& id : eventIds) {
     std::vector<gcl::Allocation> allocations;
-    if (ledger.allocations(id, &allocations) == Status::kOk) text += "\n" + id + " " + allocationsText(allocations);
+    if (ledger.allocations(id, &allocations) == Status::kOk)
+      text += "\n" + id + " " + allocationsText(allocations);
   }
   text += "\npending" + pendingText(ledger);
   for (size_t i = 0; i < ledger.grantCount(); ++i) {
@@ -61,7 +61,10 @@ std::string stateText(const gcl::Ledger& ledger, const std::vector<std::string>&
 class Runner {
  public:
   Runner(gcl::EngineKind kind, uint32_t seed, Coverage* coverage)
-      : kind_(kind), ledger_(kind), rebuilt_(std::make_unique<gcl::Ledger>(kind)), random_(seed),
+      : kind_(kind),
+        ledger_(kind),
+        rebuilt_(std::make_unique<gcl::Ledger>(kind)),
+        random_(seed),
         coverage_(coverage) {
     for (int i = 0; i < 12; ++i) eventIds_.push_back("e" + std::to_string(i));
   }
@@ -106,7 +109,8 @@ class Runner {
     if (roll < 20 || fresh().grants.empty()) {
       const std::string id = "g" + std::to_string(nextGrant_++);
       const int64_t start = uniform(0, 30), end = uniform(start, 30), amount = uniform(1, 8);
-      log_.push_back("addGrant(" + id + ", " + std::to_string(amount) + ", " + std::to_string(start) + ", " + std::to_string(end) + ")");
+      log_.push_back("addGrant(" + id + ", " + std::to_string(amount) + ", " +
+                     std::to_string(start) + ", " + std::to_string(end) + ")");
       const Status status = ledger_.addGrant(id, amount, start, end);
       if (start < h) return expectRefused(status, before);
       ASSERT_EQ(status, Status::kOk);
@@ -120,7 +124,8 @@ class Runner {
       const std::string id = eventId();
       const int64_t amount = uniform(1, 6), t = uniform(0, 30);
       const bool dry = uniform(0, 2) == 0;
-      log_.push_back("tryConsume(" + id + ", " + std::to_string(amount) + ", " + std::to_string(t) + (dry ? ", dry)" : ")"));
+      log_.push_back("tryConsume(" + id + ", " + std::to_string(amount) + ", " + std::to_string(t) +
+                     (dry ? ", dry)" : ")"));
       gcl::ConsumeResult result;
       const Status status = ledger_.tryConsume(id, amount, t, dry, &result);
       if (t < h) return expectRefused(status, before);
@@ -158,7 +163,8 @@ class Runner {
     } else if (roll < 57) {
       const std::string id = eventId();
       const int64_t amount = uniform(1, 6), t = uniform(0, 30);
-      log_.push_back("submit(" + id + ", " + std::to_string(amount) + ", " + std::to_string(t) + ")");
+      log_.push_back("submit(" + id + ", " + std::to_string(amount) + ", " + std::to_string(t) +
+                     ")");
       gcl::SubmitOutcome outcome{};
       const Status status = ledger_.submit(id, amount, t, &outcome);
       if (t < h) return expectRefused(status, before);
@@ -262,7 +268,8 @@ class Runner {
     } else {
       const std::string id = eventId();
       const int64_t amount = uniform(1, 6), t = uniform(0, 30);
-      log_.push_back("consume(" + id + ", " + std::to_string(amount) + ", " + std::to_string(t) + ")");
+      log_.push_back("consume(" + id + ", " + std::to_string(amount) + ", " + std::to_string(t) +
+                     ")");
       bool accepted = false;
       const Status status = ledger_.consume(id, amount, t, &accepted);
       if (t < h) return expectRefused(status, before);
@@ -457,7 +464,12 @@ void runSeeds(gcl::EngineKind kind, uint32_t fullSeeds, int steps) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     Runner(kind, seed, &coverage).run(steps);
   }
-  std::printf("compacts %d, dropped consumptions %d, grants %d, pending %d; grants left at 0: %d; BEFORE_HORIZON %d (end rule %d); carried end changes %d; accepted %d\n", coverage.compacts, coverage.droppedConsumptions, coverage.droppedGrants, coverage.droppedPending, coverage.zeroGrants, coverage.refusedByHorizon, coverage.endRuleRefusals, coverage.carriedEndChanges, coverage.accepted);
+  std::printf(
+      "compacts %d, dropped consumptions %d, grants %d, pending %d; grants left at 0: %d; "
+      "BEFORE_HORIZON %d (end rule %d); carried end changes %d; accepted %d\n",
+      coverage.compacts, coverage.droppedConsumptions, coverage.droppedGrants,
+      coverage.droppedPending, coverage.zeroGrants, coverage.refusedByHorizon,
+      coverage.endRuleRefusals, coverage.carriedEndChanges, coverage.accepted);
   // A generator drift must not make the test vacuous.
   for (int count : {coverage.compacts, coverage.droppedConsumptions, coverage.droppedGrants,
                     coverage.droppedPending, coverage.zeroGrants, coverage.refusedByHorizon,

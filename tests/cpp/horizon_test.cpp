@@ -32,13 +32,15 @@ class HorizonTest : public LedgerTest {
   }
   // Observable state at and after the horizon, as text.
   std::string state() const {
-    std::string text = std::to_string(ledger.grantCount()) + "/" + std::to_string(ledger.consumptionCount());
+    std::string text =
+        std::to_string(ledger.grantCount()) + "/" + std::to_string(ledger.consumptionCount());
     for (const gcl::BalancePoint& p : curve(ledger.horizon(), 40)) {
       text += " " + std::to_string(p.time) + ":" + std::to_string(p.balance);
     }
     for (size_t i = 0; i < ledger.grantCount(); ++i) {
       const gcl::GrantRecord g = ledger.grant(i);
-      text += " " + std::string(g.grantId) + "=" + std::to_string(g.amount) + "@" + std::to_string(g.startTime) + ".." + std::to_string(g.endTime);
+      text += " " + std::string(g.grantId) + "=" + std::to_string(g.amount) + "@" +
+              std::to_string(g.startTime) + ".." + std::to_string(g.endTime);
     }
     std::vector<gcl::PendingConsumption> queued;
     ledger.pending(&queued);
@@ -66,8 +68,8 @@ TEST_P(HorizonTest, KeepsWhatIsLeftAtTheHorizonAndDropsThePast) {
   ASSERT_EQ(ledger.grantsAt(8, &states), Status::kOk);
   ASSERT_EQ(states.size(), 2u);
   EXPECT_EQ(states[0].grantId, "g1");
-  EXPECT_EQ(states[0].amount, 20);     // what c1 left
-  EXPECT_EQ(states[0].startTime, 8);   // carried grants start at the horizon
+  EXPECT_EQ(states[0].amount, 20);    // what c1 left
+  EXPECT_EQ(states[0].startTime, 8);  // carried grants start at the horizon
   EXPECT_EQ(states[1].startTime, 8);
   gcl::BurnDown burn;
   ASSERT_EQ(ledger.burnDown("g2", &burn), Status::kOk);
@@ -122,7 +124,8 @@ TEST_P(HorizonTest, EveryCallThatNeedsThePastIsRefusedAndChangesNothing) {
   EXPECT_EQ(ledger.addGrant("g3", 5, 7, 20), Status::kBeforeHorizon);
   EXPECT_EQ(ledger.addGrant("g1", 100, 0, 10), Status::kBeforeHorizon);  // retrying a carried grant
   EXPECT_EQ(ledger.consume("c3", 1, 7, &accepted), Status::kBeforeHorizon);
-  EXPECT_EQ(ledger.consume("c1", 80, 6, &accepted), Status::kBeforeHorizon);  // retrying a dropped one
+  EXPECT_EQ(ledger.consume("c1", 80, 6, &accepted),
+            Status::kBeforeHorizon);  // retrying a dropped one
   EXPECT_EQ(ledger.tryConsume("c3", 1, 7, false, &tried), Status::kBeforeHorizon);
   EXPECT_EQ(ledger.tryConsume("c3", 1, 7, true, &tried), Status::kBeforeHorizon);
   EXPECT_EQ(ledger.submit("c3", 1, 7, &outcome), Status::kBeforeHorizon);
@@ -217,7 +220,8 @@ TEST_P(HorizonTest, RestoreGrantRebuildsACarriedGrant) {
 }
 
 TEST_P(HorizonTest, CompactFreesMemory) {
-  if (GetParam() == gcl::EngineKind::kReplay) GTEST_SKIP() << "the reference is too slow at this size";
+  if (GetParam() == gcl::EngineKind::kReplay)
+    GTEST_SKIP() << "the reference is too slow at this size";
   for (int i = 0; i < 50000; ++i) {
     if (i % 5 == 0) grant("g" + std::to_string(i), 100, i, i + 500);
     consume("c" + std::to_string(i), 10, i);

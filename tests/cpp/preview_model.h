@@ -1,6 +1,6 @@
-// A brute-force reading of docs/semantics.md (previews, grant lifecycle, pending consumptions) for the
-// randomized tests: every answer replays everything from scratch, headroom is a binary
-// search over trial replays. Valid input only. Shares no code with the library.
+// A brute-force reading of docs/semantics.md (previews, grant lifecycle, pending consumptions) for
+// the randomized tests: every answer replays everything from scratch, headroom is a binary search
+// over trial replays. Valid input only. Shares no code with the library.
 #ifndef GCL_TESTS_PREVIEW_MODEL_H_
 #define GCL_TESTS_PREVIEW_MODEL_H_
 

@@ -1,6 +1,6 @@
-// Previews, grant lifecycle and pending queue on random sequences: every preview, lifecycle change and pending flow of both
-// engines against the brute-force PreviewModel. Small times and amounts make ties,
-// exhaustion, refusals and queueing frequent.
+// Previews, grant lifecycle and pending queue on random sequences: every preview, lifecycle change
+// and pending flow of both engines against the brute-force PreviewModel. Small times and amounts
+// make ties, exhaustion, refusals and queueing frequent.
 #include <gtest/gtest.h>
 
 #include <algorithm>

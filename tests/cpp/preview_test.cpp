@@ -1,5 +1,5 @@
-// Previews, grant lifecycle and pending queue by example: headroom, tryConsume (reasons, dry runs), grantsAt, burnDown,
-// nextBelow, grant lifecycle and pending consumptions, on both engines.
+// Previews, grant lifecycle and pending queue by example: headroom, tryConsume (reasons, dry runs),
+// grantsAt, burnDown, nextBelow, grant lifecycle and pending consumptions, on both engines.
 #include <gtest/gtest.h>
 
 #include <optional>

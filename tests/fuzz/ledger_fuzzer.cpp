@@ -14,9 +14,9 @@
 // Byte format (tests/fuzz/make_corpus.py writes it): one opcode byte per call, then its
 // fields. Opcode % 12: 0-1 addGrant(id, amount, start, end); 2-4 consume(id, amount, time);
 // 5 repeat(back, tweak); 6 query(kind, ...), kind % 4: 0 getBalance(time), 1
-// balanceCurve(from, to), 2 allocations(id), 3 compact(horizon); 7 the same as 2-4 or 0-1 with an id taken
-// from the other namespace; 8 voidGrant(id); 9 setGrantEnd(id, end); 10 submit(id,
-// amount, time); 11 cancelPending(id). Numbers and ids start with a selector byte.
+// balanceCurve(from, to), 2 allocations(id), 3 compact(horizon); 7 the same as 2-4 or 0-1 with an
+// id taken from the other namespace; 8 voidGrant(id); 9 setGrantEnd(id, end); 10 submit(id, amount,
+// time); 11 cancelPending(id). Numbers and ids start with a selector byte.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -271,8 +271,9 @@ void trace(const Call& call, const std::string& result) {
 std::string compactResult(gcl::Ledger& ledger, int64_t horizon) {
   gcl::CompactResult result;
   const gcl::Status status = ledger.compact(horizon, &result);
-  std::string text = std::string(gcl::statusName(status)) + " horizon " + std::to_string(result.horizon) +
-                     " dropped " + std::to_string(result.droppedGrants) + " grants, " +
+  std::string text = std::string(gcl::statusName(status)) + " horizon " +
+                     std::to_string(result.horizon) + " dropped " +
+                     std::to_string(result.droppedGrants) + " grants, " +
                      std::to_string(result.droppedConsumptions) + " consumptions, queued";
   for (const gcl::PendingConsumption& p : result.droppedPending) text += " " + p.eventId;
   return text;
@@ -352,7 +353,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::string diff = fast.checkInvariants();
       if (diff.empty()) diff = reference.checkInvariants();
       if (diff.empty() && curveFromHorizon(fast) != curveFromHorizon(reference)) {
-        diff = "curve from the horizon: fast " + curveFromHorizon(fast) + ", reference " + curveFromHorizon(reference);
+        diff = "curve from the horizon: fast " + curveFromHorizon(fast) + ", reference " +
+               curveFromHorizon(reference);
       }
       // At and after the horizon nothing changes: every balance there is the same.
       previous = gcl_test::takeSnapshot(fast, times, ids);
@@ -364,7 +366,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       if (diff.empty() && fast.horizon() == horizonBefore) {
         diff = gcl_test::firstDifference(before, "before", previous, "after", times, ids);
-        if (!diff.empty()) diff = "a compact that did not move the horizon changed the state: " + diff;
+        if (!diff.empty())
+          diff = "a compact that did not move the horizon changed the state: " + diff;
       }
       if (!diff.empty()) mismatch(calls, i, diff);
       continue;
@@ -410,7 +413,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (diff.empty()) diff = fast.checkInvariants();
     if (diff.empty()) diff = reference.checkInvariants();
     if (diff.empty() && curveFromHorizon(fast) != curveFromHorizon(reference)) {
-      diff = "curve from the horizon: fast " + curveFromHorizon(fast) + ", reference " + curveFromHorizon(reference);
+      diff = "curve from the horizon: fast " + curveFromHorizon(fast) + ", reference " +
+             curveFromHorizon(reference);
     }
     // Only a call that added a grant or a consumption, voided a grant or moved an end may
     // change what the ledger shows.

@@ -17,7 +17,13 @@ function randomEvent(random, i) {
   if (roll < 0.04) return pick([null, 7, 'grant', [], { kind: 'void', grantId: 'g1' }, {}]);
   if (roll < 0.3) {
     const startTime = time();
-    const grant = { kind: 'grant', grantId: id('g'), amount: 1 + Math.floor(random() * 12), startTime, endTime: startTime + Math.floor(random() * 30) };
+    const grant = {
+      kind: 'grant',
+      grantId: id('g'),
+      amount: 1 + Math.floor(random() * 12),
+      startTime,
+      endTime: startTime + Math.floor(random() * 30),
+    };
     if (roll < 0.06) grant[pick(['grantId', 'amount', 'startTime', 'endTime'])] = pick(['', -1, 1.5, '3', null, 2 ** 53]);
     if (roll < 0.08) grant.endTime = startTime - 1;
     return grant;
@@ -73,7 +79,10 @@ describe('applyBatch', () => {
       const single = new GPULedger();
       // Queued consumptions that grants in the batch may let in.
       const letIn = { batch: [], single: [] };
-      for (const [name, ledger] of [['batch', batch], ['single', single]]) {
+      for (const [name, ledger] of [
+        ['batch', batch],
+        ['single', single],
+      ]) {
         ledger.submit('q1', 4, 10);
         ledger.submit('q2', 30, 20);
         ledger.onPendingAccepted((accepted) => letIn[name].push(...accepted));
@@ -104,7 +113,13 @@ describe('applyBatch', () => {
     const events = [];
     for (let i = 0; i < 40000; i++) {
       if (i % 8 === 0) events.push({ kind: 'grant', grantId: `grant-é-${i}`, amount: 40, startTime: i, endTime: i + 90 });
-      else events.push({ kind: 'consume', eventId: i % 3 ? `c${i}` : `ç😀${i}`, amount: i % 101 === 0 ? 1000 : 1 + (i % 9), timestamp: i % 5 === 0 ? Math.max(0, i - 40) : i });
+      else
+        events.push({
+          kind: 'consume',
+          eventId: i % 3 ? `c${i}` : `ç😀${i}`,
+          amount: i % 101 === 0 ? 1000 : 1 + (i % 9),
+          timestamp: i % 5 === 0 ? Math.max(0, i - 40) : i,
+        });
     }
     events[30000] = { kind: 'consume', eventId: 'c29999', amount: 1, timestamp: 5 }; // conflicts with an earlier one
     const batch = new GPULedger();
@@ -144,8 +159,12 @@ describe('fromJSON through the batch path', () => {
     expect(thrown(() => GPULedger.fromJSON(doc([grant('g')], [use('a'), use('a'), use('b', 0)]))).message).toBe(
       'fromJSON: consumptions[1].eventId "a" appears twice',
     );
-    expect(thrown(() => GPULedger.fromJSON(doc([grant('g'), grant('g')], []))).message).toBe('fromJSON: grants[1].grantId "g" appears twice');
-    expect(thrown(() => GPULedger.fromJSON(doc([grant('g'), grant('g', 3)], []))).message).toBe('fromJSON: grants[1].grantId "g" appears twice');
+    expect(thrown(() => GPULedger.fromJSON(doc([grant('g'), grant('g')], []))).message).toBe(
+      'fromJSON: grants[1].grantId "g" appears twice',
+    );
+    expect(thrown(() => GPULedger.fromJSON(doc([grant('g'), grant('g', 3)], []))).message).toBe(
+      'fromJSON: grants[1].grantId "g" appears twice',
+    );
     expect(thrown(() => GPULedger.fromJSON(doc([grant('g')], [use('a', 1, 0.5), use('a')]))).message).toBe(
       'fromJSON: consumptions[0].timestamp must be an integer in [0, 2^53 - 1], got 0.5',
     );

@@ -27,7 +27,10 @@ class Pair {
   }
 
   context(note) {
-    const calls = this.log.slice(-60).map((line) => `  ${line}`).join('\n');
+    const calls = this.log
+      .slice(-60)
+      .map((line) => `  ${line}`)
+      .join('\n');
     const skipped = this.log.length > 60 ? `  ... ${this.log.length - 60} earlier calls\n` : '';
     return `seed ${this.seed} (rerun with GCL_DIFF_SEED=${this.seed}): ${note}\n${skipped}${calls}`;
   }
@@ -57,9 +60,7 @@ class Pair {
     for (const id of eventIds) {
       expect(this.ledger.allocations(id), note(`allocations(${formatArg(id)})`)).toEqual(this.oracle.allocations(id));
     }
-    expect(this.ledger.balanceCurve(from, to), note(`balanceCurve(${from}, ${to})`)).toEqual(
-      this.oracle.balanceCurve(from, to),
-    );
+    expect(this.ledger.balanceCurve(from, to), note(`balanceCurve(${from}, ${to})`)).toEqual(this.oracle.balanceCurve(from, to));
   }
 
   dispose() {

@@ -51,7 +51,11 @@ describe('compact', () => {
     });
     expect(ledger.horizon).toBe(8);
     expect(ledger.getBalance(8)).toBe(70);
-    expect(ledger.balanceCurve(8, 20)).toEqual([[8, 70], [11, 10], [16, 0]]);
+    expect(ledger.balanceCurve(8, 20)).toEqual([
+      [8, 70],
+      [11, 10],
+      [16, 0],
+    ]);
     expect(ledger.allocations('c1')).toBeNull();
     expect(ledger.allocations('c2')).toEqual([{ grantId: 'g2', amount: 40 }]);
     expect(ledger.grantsAt(8)).toEqual([
@@ -174,7 +178,10 @@ describe('version-2 snapshots', () => {
     ['a horizon that is not a time', doc({ horizon: -1 })],
     ['a grant that ended before the horizon', doc({ grants: [{ grantId: 'g1', amount: 20, startTime: 0, endTime: 7 }] })],
     ['a consumption before the horizon', doc({ consumptions: [{ eventId: 'c2', amount: 5, timestamp: 7 }] })],
-    ['a zero amount on a grant that did not start before the horizon', doc({ grants: [{ grantId: 'g1', amount: 0, startTime: 8, endTime: 10 }] })],
+    [
+      'a zero amount on a grant that did not start before the horizon',
+      doc({ grants: [{ grantId: 'g1', amount: 0, startTime: 8, endTime: 10 }] }),
+    ],
     ['a consumption the carried credit cannot fund', doc({ consumptions: [{ eventId: 'c2', amount: 21, timestamp: 9 }] })],
   ];
   for (const [what, document] of refusals) {
@@ -253,7 +260,11 @@ function runSequence(seed, counts) {
     // After every call: the whole state at and after the horizon, and the queue.
     for (const id of eventIds) expect(ledger.allocations(id), `seed ${seed}: allocations(${id})`).toEqual(oracle.allocations(id));
     expect(ledger.pending(), `seed ${seed}: pending`).toEqual(oracle.pending());
-    expect([ledger.grantCount, ledger.consumptionCount, ledger.horizon]).toEqual([oracle.grantCount, oracle.consumptionCount, oracle.horizon]);
+    expect([ledger.grantCount, ledger.consumptionCount, ledger.horizon]).toEqual([
+      oracle.grantCount,
+      oracle.consumptionCount,
+      oracle.horizon,
+    ]);
     const h2 = oracle.horizon;
     expect(ledger.balanceCurve(h2, h2 + 30), `seed ${seed}: curve`).toEqual(oracle.balanceCurve(h2, h2 + 30));
   }
@@ -264,7 +275,17 @@ describe('compact differential', () => {
   it('matches the oracle call by call on 150 random sequences, refusals included', () => {
     const counts = new Map();
     for (let n = 0; n < 150; n++) runSequence(BASE_SEED + n, counts);
-    for (const key of ['compact:ok', 'dropped', 'addGrant:BEFORE_HORIZON', 'consume:BEFORE_HORIZON', 'voidGrant:BEFORE_HORIZON', 'setGrantEnd:BEFORE_HORIZON', 'setGrantEnd:ok', 'getBalance:BEFORE_HORIZON', 'consume:ok']) {
+    for (const key of [
+      'compact:ok',
+      'dropped',
+      'addGrant:BEFORE_HORIZON',
+      'consume:BEFORE_HORIZON',
+      'voidGrant:BEFORE_HORIZON',
+      'setGrantEnd:BEFORE_HORIZON',
+      'setGrantEnd:ok',
+      'getBalance:BEFORE_HORIZON',
+      'consume:ok',
+    ]) {
       expect(counts.get(key) ?? 0, `${key} never came up: ${JSON.stringify([...counts])}`).toBeGreaterThan(5);
     }
   });

@@ -88,7 +88,9 @@ export class OracleLedger {
 
   allocations(eventId) {
     if (!this.accepted.some((c) => c.eventId === eventId)) return null;
-    return this.fullReplay().draws.get(eventId).map((draw) => ({ ...draw }));
+    return this.fullReplay()
+      .draws.get(eventId)
+      .map((draw) => ({ ...draw }));
   }
 
   // The balance only changes where a grant starts, just after a grant ends, or at
@@ -158,7 +160,10 @@ export class OracleLedger {
 
   // Replays only what happened up to t, then reads each valid grant.
   grantsAt(timestamp) {
-    const { remaining } = replay(this.grants, this.accepted.filter((c) => c.timestamp <= timestamp));
+    const { remaining } = replay(
+      this.grants,
+      this.accepted.filter((c) => c.timestamp <= timestamp),
+    );
     return [...this.grants.values()]
       .filter((g) => isValidAt(g, timestamp))
       .sort((a, b) => a.endTime - b.endTime || compareCodePoints(a.grantId, b.grantId))
@@ -236,9 +241,7 @@ export class OracleLedger {
 // every consumption was funded.
 function replay(grants, consumptions) {
   const remaining = new Map([...grants.values()].map((g) => [g.grantId, g.amount]));
-  const byExpiry = [...grants.values()].sort(
-    (a, b) => a.endTime - b.endTime || compareCodePoints(a.grantId, b.grantId),
-  );
+  const byExpiry = [...grants.values()].sort((a, b) => a.endTime - b.endTime || compareCodePoints(a.grantId, b.grantId));
   // Array.prototype.sort is stable, so equal timestamps keep acceptance order.
   const ordered = [...consumptions].sort((a, b) => a.timestamp - b.timestamp);
   const draws = new Map();

@@ -68,7 +68,8 @@ int main() {
       in >> id >> amount >> a;
       bool accepted = false;
       const gcl::Status status = ledger.consume(id, amount, a, &accepted);
-      std::cout << gcl::statusName(status) << " " << (status == gcl::Status::kOk && accepted) << "\n";
+      std::cout << gcl::statusName(status) << " " << (status == gcl::Status::kOk && accepted)
+                << "\n";
     } else if (op == "B") {
       in >> a;
       int64_t balance = 0;

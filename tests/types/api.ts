@@ -53,14 +53,7 @@ try {
   ledger.consume('c1', 1, 1);
 } catch (error) {
   if (error instanceof LedgerError) {
-    const code:
-      | 'DUPLICATE_ID'
-      | 'DISPOSED'
-      | 'LIMIT_EXCEEDED'
-      | 'OUT_OF_MEMORY'
-      | 'INVALID_SNAPSHOT'
-      | 'UNKNOWN_ID'
-      | 'BEFORE_HORIZON' =
+    const code: 'DUPLICATE_ID' | 'DISPOSED' | 'LIMIT_EXCEEDED' | 'OUT_OF_MEMORY' | 'INVALID_SNAPSHOT' | 'UNKNOWN_ID' | 'BEFORE_HORIZON' =
       error.code;
     void code;
   }

@@ -23,16 +23,16 @@ inline constexpr size_t kMaxIdBytes = 1024;
 // Status codes are stable: the JS wrapper maps them to TypeError/RangeError/LedgerError.
 enum class Status : int32_t {
   kOk = 0,
-  kDuplicateId = 1,       // id exists with different parameters
-  kInvalidId = 2,         // empty, longer than kMaxIdBytes, or not well-formed UTF-8
-  kInvalidAmount = 3,     // not in [1, kMaxSafeInteger]
-  kInvalidTime = 4,       // not in [0, kMaxSafeInteger]
-  kInvalidWindow = 5,     // startTime > endTime
-  kTotalOverflow = 6,     // the sum of all grant amounts would pass kMaxSafeInteger
-  kUnknownId = 7,         // no accepted consumption (or grant) with that id
-  kLimitExceeded = 8,     // the ledger's event limit is reached (see Ledger::kMaxEvents)
-  kOutOfMemory = 9,       // the call could need more memory than the WASM heap can grow to
-  kBeforeHorizon = 10,    // the call needs history before the finality horizon (Ledger::compact)
+  kDuplicateId = 1,     // id exists with different parameters
+  kInvalidId = 2,       // empty, longer than kMaxIdBytes, or not well-formed UTF-8
+  kInvalidAmount = 3,   // not in [1, kMaxSafeInteger]
+  kInvalidTime = 4,     // not in [0, kMaxSafeInteger]
+  kInvalidWindow = 5,   // startTime > endTime
+  kTotalOverflow = 6,   // the sum of all grant amounts would pass kMaxSafeInteger
+  kUnknownId = 7,       // no accepted consumption (or grant) with that id
+  kLimitExceeded = 8,   // the ledger's event limit is reached (see Ledger::kMaxEvents)
+  kOutOfMemory = 9,     // the call could need more memory than the WASM heap can grow to
+  kBeforeHorizon = 10,  // the call needs history before the finality horizon (Ledger::compact)
 };
 
 const char* statusName(Status status);
@@ -148,9 +148,9 @@ struct Reallocation {
 
 // What Ledger::compact made final and freed.
 struct CompactResult {
-  int64_t horizon = 0;             // the horizon in force after the call
-  size_t droppedGrants = 0;        // grants that ended before it
-  size_t droppedConsumptions = 0;  // accepted consumptions before it
+  int64_t horizon = 0;                             // the horizon in force after the call
+  size_t droppedGrants = 0;                        // grants that ended before it
+  size_t droppedConsumptions = 0;                  // accepted consumptions before it
   std::vector<PendingConsumption> droppedPending;  // queued consumptions before it, in retry order
 };
 
@@ -242,7 +242,8 @@ class Ledger {
   // consume(), but an unfundable consumption is queued instead of rejected. Queued ones
   // are retried in (timestamp, arrival) order after every change that adds credit
   // (addGrant, an extending setGrantEnd). Resubmitting a queued id identically: kQueued.
-  Status submit(std::string_view eventId, int64_t amount, int64_t timestamp, SubmitOutcome* outcome);
+  Status submit(std::string_view eventId, int64_t amount, int64_t timestamp,
+                SubmitOutcome* outcome);
   // The queued consumptions in retry order.
   void pending(std::vector<PendingConsumption>* out) const;
   size_t pendingCount() const;

@@ -6,7 +6,8 @@ import { ServiceError, fromLibrary } from '../../errors.js';
 // "body/events/3/amount" → "body.events[3].amount"
 function fieldName(context, instancePath, extra) {
   let name = context ?? 'body';
-  for (const part of instancePath.split('/').slice(1)) name += /^\d+$/.test(part) ? `[${part}]` : `.${part.replace(/~1/g, '/').replace(/~0/g, '~')}`;
+  for (const part of instancePath.split('/').slice(1))
+    name += /^\d+$/.test(part) ? `[${part}]` : `.${part.replace(/~1/g, '/').replace(/~0/g, '~')}`;
   if (extra !== undefined) name += `.${extra}`;
   return name;
 }

@@ -26,10 +26,26 @@ async function metrics(fastify) {
     buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1],
     registers: [registry],
   });
-  const commitFailures = new client.Counter({ name: 'ledger_commit_failures_total', help: 'Group commits that failed (answered 503)', registers: [registry] });
-  const cacheHits = new client.Counter({ name: 'ledger_cache_hits_total', help: 'Requests whose customer ledger was cached', registers: [registry] });
-  const cacheMisses = new client.Counter({ name: 'ledger_cache_misses_total', help: 'Customer ledgers loaded from the store', registers: [registry] });
-  const evictions = new client.Counter({ name: 'ledger_cache_evictions_total', help: 'Customer ledgers evicted under the memory budget', registers: [registry] });
+  const commitFailures = new client.Counter({
+    name: 'ledger_commit_failures_total',
+    help: 'Group commits that failed (answered 503)',
+    registers: [registry],
+  });
+  const cacheHits = new client.Counter({
+    name: 'ledger_cache_hits_total',
+    help: 'Requests whose customer ledger was cached',
+    registers: [registry],
+  });
+  const cacheMisses = new client.Counter({
+    name: 'ledger_cache_misses_total',
+    help: 'Customer ledgers loaded from the store',
+    registers: [registry],
+  });
+  const evictions = new client.Counter({
+    name: 'ledger_cache_evictions_total',
+    help: 'Customer ledgers evicted under the memory budget',
+    registers: [registry],
+  });
   const rebuildSeconds = new client.Histogram({
     name: 'ledger_rebuild_seconds',
     help: 'Time to load and replay a customer ledger from the store',

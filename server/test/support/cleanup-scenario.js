@@ -45,7 +45,10 @@ export async function runCleanupScenario(t, storeKit, seed) {
     const passes = await app.cleanup.runOnce();
     assert.equal(passes.length, customers.length, 'every held customer was compacted');
     for (const p of passes) assert.equal(p.horizon, horizons.get(p.customer));
-    assert.ok(passes.some((p) => p.droppedConsumptions > 0), 'the job dropped history');
+    assert.ok(
+      passes.some((p) => p.droppedConsumptions > 0),
+      'the job dropped history',
+    );
     assert.deepEqual(await app.cleanup.runOnce(), [], 'a second pass with nothing new does nothing');
 
     await app.close();
@@ -63,7 +66,10 @@ export async function runCleanupScenario(t, storeKit, seed) {
         oracle.dispose();
       }
       const doc = await get(app, customer, '/ledger');
-      assert.ok(doc.consumptions.every((c) => c.timestamp >= h), 'the ledger holds nothing before its horizon');
+      assert.ok(
+        doc.consumptions.every((c) => c.timestamp >= h),
+        'the ledger holds nothing before its horizon',
+      );
       const { archived, logged, snapshots } = await storeKit.layout(customer);
       assert.ok(archived > 0 && snapshots === 1, `${customer}: rows archived (${archived}), one snapshot`);
       assert.equal(logged, 0, 'no log rows after the snapshot yet');
@@ -89,8 +95,19 @@ export async function runCleanupScenario(t, storeKit, seed) {
     const oldGrant = sent.get(customer).grants.find((g) => g.startTime < h);
     const regrant = await post(app, customer, 'grants', oldGrant);
     assert.equal(regrant.statusCode, 200, JSON.stringify(regrant.json()));
-    const batch = await post(app, customer, 'events', { events: [{ type: 'consumption', ...old }, { type: 'consumption', eventId: 'late-2', amount: 1, timestamp: h - 1 }] });
-    assert.deepEqual(batch.json().results.map((r) => [r.status, r.accepted ?? r.error?.code]), [[200, true], [409, 'BEFORE_HORIZON']]);
+    const batch = await post(app, customer, 'events', {
+      events: [
+        { type: 'consumption', ...old },
+        { type: 'consumption', eventId: 'late-2', amount: 1, timestamp: h - 1 },
+      ],
+    });
+    assert.deepEqual(
+      batch.json().results.map((r) => [r.status, r.accepted ?? r.error?.code]),
+      [
+        [200, true],
+        [409, 'BEFORE_HORIZON'],
+      ],
+    );
     assert.deepEqual(await get(app, customer, '/ledger'), docBefore, 'refusals and retries changed nothing');
 
     // New events after the horizon: the service answers as the uncompacted oracle does.
@@ -126,10 +143,14 @@ export async function runMemoryScenario(storeKit, { customers = 4, events = 6000
     for (let done = 0; done < events; done += every) {
       for (let c = 0; c < customers; c++) {
         const list = [];
-        for (let i = done; i < done + every; i++) list.push({ type: 'consumption', eventId: `e${i}`, amount: 1, timestamp: Math.max(0, i - (i % 7 === 0 ? 3 : 0)) });
+        for (let i = done; i < done + every; i++)
+          list.push({ type: 'consumption', eventId: `e${i}`, amount: 1, timestamp: Math.max(0, i - (i % 7 === 0 ? 3 : 0)) });
         const r = await post(app, `stream-${c}`, 'events', { events: list });
         assert.equal(r.statusCode, 200, r.body);
-        assert.ok(r.json().results.every((x) => x.accepted), 'every streamed consumption is accepted');
+        assert.ok(
+          r.json().results.every((x) => x.accepted),
+          'every streamed consumption is accepted',
+        );
       }
       await app.cleanup.runOnce();
       const doc = await get(app, 'stream-0', '/ledger');
@@ -141,11 +162,24 @@ export async function runMemoryScenario(storeKit, { customers = 4, events = 6000
     assert.ok(maxHeld <= GRACE + 10, `after a pass a ledger holds ${maxHeld} consumptions, those of the last ${GRACE} time units`);
     const layout = await storeKit.layout('stream-0');
     assert.equal(layout.snapshots, 1, 'only the latest snapshot is kept');
-    assert.equal(layout.archived + layout.logged, events + 1 + events / every, 'every entry kept: the grant, the consumptions, one compact entry per pass');
+    assert.equal(
+      layout.archived + layout.logged,
+      events + 1 + events / every,
+      'every entry kept: the grant, the consumptions, one compact entry per pass',
+    );
     // The heap after the first pass is what a bounded ledger costs; later passes must not grow it much.
     const heapMax = Math.max(...heap);
     assert.ok(heapMax - baseline <= 2 * (heap[0] - baseline) + 65536, `heap ${baseline} → ${heap.join(', ')}: bounded`);
-    return { maxHeld, baseline, heapFirst: heap[0], heapLast: heap[heap.length - 1], heapMax, perCustomer: Math.round((heapMax - baseline) / customers), customers, events };
+    return {
+      maxHeld,
+      baseline,
+      heapFirst: heap[0],
+      heapLast: heap[heap.length - 1],
+      heapMax,
+      perCustomer: Math.round((heapMax - baseline) / customers),
+      customers,
+      events,
+    };
   } finally {
     await app.close();
   }
@@ -191,7 +225,10 @@ async function workload(app, customer, rng) {
 /** What a customer answers at and after `h`: balances, headroom, the curve, allocations of its consumptions. */
 async function view(app, customer, h) {
   const doc = await get(app, customer, '/ledger');
-  const ids = doc.consumptions.filter((c) => c.timestamp >= h).map((c) => c.eventId).sort();
+  const ids = doc.consumptions
+    .filter((c) => c.timestamp >= h)
+    .map((c) => c.eventId)
+    .sort();
   const times = [h, h + 1, h + 7, h + 50, h + 100, h + 400, h + 2000];
   const out = { ids, balances: [], headroom: [], remaining: [], allocations: [] };
   for (const t of times) {
@@ -221,14 +258,28 @@ export function replayUncompacted(entries) {
   const ledger = new GPULedger();
   for (const e of entries) {
     switch (e.kind) {
-      case 'grant': ledger.addGrant(e.id, e.amount, e.t1, e.t2); break;
-      case 'consume': assert.equal(ledger.consume(e.id, e.amount, e.t1), true); break;
-      case 'submit': ledger.submit(e.id, e.amount, e.t1); break;
-      case 'void': assert.equal(ledger.voidGrant(e.id).applied, true); break;
-      case 'end': assert.equal(ledger.setGrantEnd(e.id, e.t2).applied, true); break;
-      case 'cancel': ledger.cancelPending(e.id); break;
-      case 'compact': break;
-      default: throw new Error(`unknown kind ${e.kind}`);
+      case 'grant':
+        ledger.addGrant(e.id, e.amount, e.t1, e.t2);
+        break;
+      case 'consume':
+        assert.equal(ledger.consume(e.id, e.amount, e.t1), true);
+        break;
+      case 'submit':
+        ledger.submit(e.id, e.amount, e.t1);
+        break;
+      case 'void':
+        assert.equal(ledger.voidGrant(e.id).applied, true);
+        break;
+      case 'end':
+        assert.equal(ledger.setGrantEnd(e.id, e.t2).applied, true);
+        break;
+      case 'cancel':
+        ledger.cancelPending(e.id);
+        break;
+      case 'compact':
+        break;
+      default:
+        throw new Error(`unknown kind ${e.kind}`);
     }
   }
   return ledger;

@@ -68,7 +68,12 @@ export function makeClient({ target, key, timeoutMs = 15_000, maxSockets = 4 }) 
    * Resolves to the answer plus `attempts` and `unanswered` (how many attempts got no
    * answer or a retryable one: the request may have been applied by any of them).
    */
-  async function untilAnswered(method, path, body, { retryOn = [503, 429], maxAttempts = 1000, deadline = Infinity, maxPauseMs = 200, abandon = () => false } = {}) {
+  async function untilAnswered(
+    method,
+    path,
+    body,
+    { retryOn = [503, 429], maxAttempts = 1000, deadline = Infinity, maxPauseMs = 200, abandon = () => false } = {},
+  ) {
     let unanswered = 0;
     for (let attempt = 1; ; attempt += 1) {
       let answer = null;

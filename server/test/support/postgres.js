@@ -26,8 +26,7 @@ function asPostgres(command, what) {
 
 function ensureInstalled() {
   if (existsSync(`${BIN}/postgres`)) return;
-  sh('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15',
-    'installing PostgreSQL 15 with apt');
+  sh('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15', 'installing PostgreSQL 15 with apt');
 }
 
 function freePort() {
@@ -58,20 +57,21 @@ export async function startPostgres({ fsync = false, maxConnections = 200 } = {}
   const stop = () => {
     if (stopped) return;
     stopped = true;
-    spawnSync('su', ['postgres', '-s', '/bin/sh', '-c',
-      `${BIN}/pg_ctl -D ${dir}/data -m fast -w -t 30 stop`], { stdio: 'ignore', timeout: 40_000 });
+    spawnSync('su', ['postgres', '-s', '/bin/sh', '-c', `${BIN}/pg_ctl -D ${dir}/data -m fast -w -t 30 stop`], {
+      stdio: 'ignore',
+      timeout: 40_000,
+    });
     rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', stop);
   try {
-    asPostgres(`${BIN}/initdb -D ${dir}/data -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >${dir}/initdb.log 2>&1`,
-      'initdb');
+    asPostgres(`${BIN}/initdb -D ${dir}/data -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >${dir}/initdb.log 2>&1`, 'initdb');
     const port = await freePort();
-    const opts = `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=${fsync ? 'on' : 'off'} ` +
+    const opts =
+      `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=${fsync ? 'on' : 'off'} ` +
       `-c synchronous_commit=${fsync ? 'on' : 'off'} -c full_page_writes=${fsync ? 'on' : 'off'} ` +
       `-c max_connections=${maxConnections}`;
-    asPostgres(`${BIN}/pg_ctl -D ${dir}/data -l ${dir}/server.log -w -t 60 -o "${opts}" start >/dev/null`,
-      'pg_ctl start');
+    asPostgres(`${BIN}/pg_ctl -D ${dir}/data -l ${dir}/server.log -w -t 60 -o "${opts}" start >/dev/null`, 'pg_ctl start');
     return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, dir, stop };
   } catch (err) {
     stop();

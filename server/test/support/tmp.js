@@ -20,9 +20,6 @@ export function randomKey() {
 export function writeKeyFile(dir) {
   const keys = { admin: randomKey(), writer: randomKey(), reader: randomKey() };
   const path = join(dir, 'keys.json');
-  writeFileSync(
-    path,
-    JSON.stringify(Object.entries(keys).map(([role, key]) => ({ key, role }))),
-  );
+  writeFileSync(path, JSON.stringify(Object.entries(keys).map(([role, key]) => ({ key, role }))));
   return { path, keys };
 }

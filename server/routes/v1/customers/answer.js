@@ -14,7 +14,10 @@ export async function answer(fastify, request, reply, op, input) {
   } catch (error) {
     // Refused before the horizon: a retry of an event the store still holds gets its answer.
     const kind = op === ops.addGrant ? 'grant' : op === ops.consume ? 'consumption' : null;
-    const archived = error?.code === 'BEFORE_HORIZON' && kind !== null ? await archivedAnswer(fastify.store, request.params.customerId, kind, input) : null;
+    const archived =
+      error?.code === 'BEFORE_HORIZON' && kind !== null
+        ? await archivedAnswer(fastify.store, request.params.customerId, kind, input)
+        : null;
     if (archived === null) throw error;
     out = archived;
   }
