@@ -6,17 +6,6 @@
 # missing). Installs what is missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/ensure-tools.sh
-# Installs the service's dependencies when one of server/package.json's is missing (or
-# better-sqlite3's native module is: it compiles, about 2 minutes).
-if [ ! -f server/node_modules/better-sqlite3/build/Release/better_sqlite3.node ] ||
-  ! node -e 'const p = require("./server/package.json"); const fs = require("fs");
-    const names = Object.keys({ ...p.dependencies, ...p.devDependencies });
-    process.exit(names.every((n) => fs.existsSync(`server/node_modules/${n}/package.json`)) ? 0 : 1)'; then
-  npm ci --prefix server --no-audit --no-fund
-fi
-if [ ! -f dist/gpu_credit_ledger_wasm.mjs ]; then
-  ensure_tools emscripten
-  bash scripts/build-wasm.sh
-fi
+source scripts/ensure-service.sh
+ensure_service
 exec timeout "${SERVER_TEST_TIMEOUT:-1800}" node --test --test-concurrency=1 server/test/*.test.js
