@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../app.js';
 import { SqliteStore } from '../store/sqlite.js';
+import { makeRng } from './support/seed.js';
 
 export const serverDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -117,17 +118,11 @@ export function client(url, key = ADMIN) {
   return c;
 }
 
-/** A small deterministic PRNG (mulberry32), so every run drives the same requests. */
+/** The support PRNG (mulberry32) as a callable, so every run drives the same requests. */
 export function random(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  next.int = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1));
-  next.pick = (list) => list[Math.floor(next() * list.length)];
+  const rng = makeRng(seed);
+  const next = () => rng.next();
+  next.int = rng.int;
+  next.pick = rng.pick;
   return next;
 }

@@ -72,4 +72,10 @@ export function trackedLedgers() {
     ledgers.push(ledger);
     return ledger;
   };
-}
+} /** Times, event ids and a curve range that fullState reads: enough to see any change the example tests make. */
+export const PROBE = {
+  times: [0, 1, 2, 5, 6, 8, 10, 11, 15, 16, 30],
+  eventIds: ['c1', 'c2', 'c3', 'c_late', 'c_early', 'x', 'p'],
+  from: 0,
+  to: 40,
+};

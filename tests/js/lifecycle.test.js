@@ -2,14 +2,7 @@
 // event when they would unfund an accepted consumption.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GPULedger } from 'gpu-credit-ledger';
-import { fullState } from './helpers.js';
-
-const PROBE = {
-  times: [0, 1, 2, 5, 6, 8, 10, 11, 15, 16, 30],
-  eventIds: ['c1', 'c2', 'c3', 'c_late', 'c_early', 'x', 'p'],
-  from: 0,
-  to: 40,
-};
+import { PROBE, fullState } from './helpers.js';
 
 let ledger;
 beforeEach(() => {

@@ -3,15 +3,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GPULedger } from 'gpu-credit-ledger';
 import { SEED_EXAMPLE_1, SEED_EXAMPLE_2, runSeed } from './fixtures/seed.js';
-import { fullState, thrown } from './helpers.js';
+import { PROBE, fullState, thrown } from './helpers.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
-const PROBE = {
-  times: [0, 1, 2, 5, 6, 8, 10, 11, 15, 16, 30],
-  eventIds: ['c1', 'c2', 'c3', 'c_late', 'c_early', 'x', 'p'],
-  from: 0,
-  to: 40,
-};
 
 let ledger;
 beforeEach(() => {
