@@ -9,6 +9,15 @@ export const amount = { type: 'integer', minimum: 1, maximum: MAX_SAFE };
 export const time = { type: 'integer', minimum: 0, maximum: MAX_SAFE };
 export const queryTime = { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$', description: 'an integer in [0, 2^53 - 1]' };
 
+/** A grant's fields as answers show them (grantsAt, burn-down, add answers, the ledger document). */
+export const grantFields = {
+  grantId: { type: 'string' },
+  amount: { type: 'integer' },
+  startTime: { type: 'integer' },
+  endTime: { type: 'integer' },
+};
+export const grantFieldNames = Object.keys(grantFields);
+
 export const allocations = {
   type: 'array',
   items: { type: 'object', properties: { grantId: { type: 'string' }, amount: { type: 'integer' } }, required: ['grantId', 'amount'] },

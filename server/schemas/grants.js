@@ -1,4 +1,15 @@
-import { allocations, amount, consistencyQuery, errors, ledgerId, params, time, timeQuery } from './common.js';
+import {
+  allocations,
+  amount,
+  consistencyQuery,
+  errors,
+  grantFieldNames,
+  grantFields,
+  ledgerId,
+  params,
+  time,
+  timeQuery,
+} from './common.js';
 
 export const grantInput = {
   type: 'object',
@@ -19,14 +30,8 @@ const acceptedPending = {
 
 export const grantAnswer = {
   type: 'object',
-  properties: {
-    grantId: { type: 'string' },
-    amount: { type: 'integer' },
-    startTime: { type: 'integer' },
-    endTime: { type: 'integer' },
-    acceptedPending,
-  },
-  required: ['grantId', 'amount', 'startTime', 'endTime', 'acceptedPending'],
+  properties: { ...grantFields, acceptedPending },
+  required: [...grantFieldNames, 'acceptedPending'],
 };
 export const grantAnswerFields = grantAnswer.properties;
 
@@ -40,14 +45,8 @@ export const addGrant = {
 
 const grantState = {
   type: 'object',
-  properties: {
-    grantId: { type: 'string' },
-    amount: { type: 'integer' },
-    startTime: { type: 'integer' },
-    endTime: { type: 'integer' },
-    remaining: { type: 'integer' },
-  },
-  required: ['grantId', 'amount', 'startTime', 'endTime', 'remaining'],
+  properties: { ...grantFields, remaining: { type: 'integer' } },
+  required: [...grantFieldNames, 'remaining'],
 };
 
 export const grantsAt = {
@@ -67,10 +66,7 @@ export const burnDown = {
     200: {
       type: 'object',
       properties: {
-        grantId: { type: 'string' },
-        amount: { type: 'integer' },
-        startTime: { type: 'integer' },
-        endTime: { type: 'integer' },
+        ...grantFields,
         draws: {
           type: 'array',
           items: {
@@ -81,7 +77,7 @@ export const burnDown = {
         },
         remaining: { type: 'array', items: { type: 'array', items: { type: 'integer' } } },
       },
-      required: ['grantId', 'amount', 'startTime', 'endTime', 'draws', 'remaining'],
+      required: [...grantFieldNames, 'draws', 'remaining'],
     },
     ...errors(404),
   },

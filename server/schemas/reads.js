@@ -1,4 +1,4 @@
-import { consistencyQuery, errors, params, timeQuery } from './common.js';
+import { consistencyQuery, errors, grantFieldNames, grantFields, params, timeQuery } from './common.js';
 
 const at = (field) => ({
   type: 'object',
@@ -56,13 +56,8 @@ export const ledgerDocument = {
           type: 'array',
           items: {
             type: 'object',
-            properties: {
-              grantId: { type: 'string' },
-              amount: { type: 'integer' },
-              startTime: { type: 'integer' },
-              endTime: { type: 'integer' },
-            },
-            required: ['grantId', 'amount', 'startTime', 'endTime'],
+            properties: grantFields,
+            required: grantFieldNames,
           },
         },
         consumptions: {
