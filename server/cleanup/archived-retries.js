@@ -1,29 +1,30 @@
 // After compaction a ledger has forgotten the events before its horizon, and refuses a
 // call that needs them with BEFORE_HORIZON. A client retrying such an event must still get
 // its original answer, and another event under an id the store holds must still get
-// DUPLICATE_ID: the store keeps every logged id (log or archive). So when an add or a
-// consumption is refused with BEFORE_HORIZON, look its id up there:
+// DUPLICATE_ID: the store keeps every logged id (log or archive). The id is looked up there
+// when an add or a consumption is refused with BEFORE_HORIZON (below), and before a
+// request adds an id a compacted ledger does not hold (LedgerService, at or after the
+// horizon too):
 // - same parameters: the identical-retry answer (200; a consumption before the horizon
 //   is final, its draws are no longer itemised: allocations []);
 // - other parameters: 409 DUPLICATE_ID;
-// - not found: the refusal stands (409 BEFORE_HORIZON).
+// - not found: the refusal (409 BEFORE_HORIZON) or the request stands.
 
-/** The answer for a grant add refused BEFORE_HORIZON, or null if the refusal stands. */
-export async function retriedGrant(store, customer, { grantId, amount, startTime, endTime }) {
-  const logged = await store.findEntry(customer, 'grant', grantId);
-  if (logged === null) return null;
+/**
+ * The answer to a grant add whose id the store logged as `logged` ({ amount, t1, t2 }):
+ * the identical-retry answer, or 409 DUPLICATE_ID for other parameters.
+ */
+export function loggedGrantAnswer(logged, { grantId, amount, startTime, endTime }) {
   if (logged.amount !== amount || logged.t1 !== startTime || logged.t2 !== endTime) return duplicate('addGrant', 'grant', grantId);
   return { status: 200, body: { grantId, amount, startTime, endTime, acceptedPending: [] } };
 }
 
 /**
- * The answer for a consumption refused BEFORE_HORIZON, or null if the refusal stands. Only
- * accepted (`consume`) entries are answered: a queued one (`submit`) before the horizon
- * was either let in or dropped by compact, and the log alone cannot tell which.
+ * The answer to a consumption whose id the store logged as accepted (`consume`, `logged`
+ * = { amount, t1 }). Only accepted entries are answered: a queued one (`submit`) before the
+ * horizon was either let in or dropped by compact, and the log alone cannot tell which.
  */
-export async function retriedConsumption(store, customer, { eventId, amount, timestamp }) {
-  const logged = await store.findEntry(customer, 'consume', eventId);
-  if (logged === null) return null;
+export function loggedConsumptionAnswer(logged, { eventId, amount, timestamp }) {
   if (logged.amount !== amount || logged.t1 !== timestamp) return duplicate('consume', 'consumption', eventId);
   return { status: 200, body: { eventId, accepted: true, queued: false, allocations: [], reason: null, blockingEventId: null } };
 }
@@ -41,7 +42,13 @@ function duplicate(method, what, id) {
  * and keep their refusal.
  */
 export async function archivedAnswer(store, customer, kind, body) {
-  if (kind === 'grant') return retriedGrant(store, customer, body);
-  if (kind === 'consumption' && body.dryRun !== true) return retriedConsumption(store, customer, body);
+  if (kind === 'grant') {
+    const logged = await store.findEntry(customer, 'grant', body.grantId);
+    return logged === null ? null : loggedGrantAnswer(logged, body);
+  }
+  if (kind === 'consumption' && body.dryRun !== true) {
+    const logged = await store.findEntry(customer, 'consume', body.eventId);
+    return logged === null ? null : loggedConsumptionAnswer(logged, body);
+  }
   return null;
 }

@@ -21,6 +21,11 @@ export class CustomerLedger {
   syncedAt = 0;
   /** Queued consumptions let in by the current call (filled by the pending listener). */
   letIn = [];
+  /**
+   * While a request runs: what the store logged under the ids it adds that this compacted
+   * ledger dropped ({ grant: Map, consume: Map } of { amount, t1, t2 }), or null.
+   */
+  archived = null;
 
   constructor(customer, ledger = new GPULedger()) {
     this.customer = customer;

@@ -5,6 +5,7 @@
 // and reads. Package errors leave the ledger unchanged; they are converted here.
 import { LedgerError } from 'gpu-credit-ledger';
 import { fromLibrary, notFound } from '../errors.js';
+import { loggedConsumptionAnswer, loggedGrantAnswer } from '../cleanup/archived-retries.js';
 
 const NONE = [];
 
@@ -18,8 +19,38 @@ function guarded(fn) {
   };
 }
 
+/**
+ * After compaction a ledger no longer holds the ids of the events it dropped; the store
+ * does (log or archive), and they stay taken. The [kind, id] pairs ('grant' or 'consume')
+ * of the events `input` would add that the ledger does not hold, for the service to look
+ * up in the store before the request runs (LedgerService, `state.archived`). None while
+ * the ledger was never compacted.
+ */
+export function unheldIds(op, state, input) {
+  if (state.ledger.horizon === 0) return NONE;
+  const out = [];
+  const grant = (id) => {
+    if (!state.voided.has(id) && state.ledger.burnDown(id) === null) out.push(['grant', id]);
+  };
+  const consumption = (id) => {
+    if (!state.queued.has(id) && state.ledger.allocations(id) === null) out.push(['consume', id]);
+  };
+  if (op === addGrant) grant(input.grantId);
+  else if (op === consume) consumption(input.eventId);
+  else if (op === applyEvents) for (const event of input.events) event.type === 'grant' ? grant(event.grantId) : consumption(event.eventId);
+  return out;
+}
+
+// The answer for an id the store logged and the compacted ledger dropped: the identical
+// retry's answer, or DUPLICATE_ID (the refusal leaves the ledger as it was).
+function archivedOutcome(answer) {
+  if (answer.status >= 400) throw new LedgerError(answer.body.error.code, answer.body.error.message);
+  return { result: answer, entries: NONE };
+}
+
 /** POST grants. status 201 for a first add, 200 for an identical retry. */
-function addGrantUnguarded(state, { grantId, amount, startTime, endTime }) {
+function addGrantUnguarded(state, input) {
+  const { grantId, amount, startTime, endTime } = input;
   const voided = state.voided.get(grantId);
   if (voided !== undefined) {
     if (voided[0] === amount && voided[1] === startTime && voided[2] === endTime) {
@@ -27,6 +58,8 @@ function addGrantUnguarded(state, { grantId, amount, startTime, endTime }) {
     }
     throw new LedgerError('DUPLICATE_ID', `addGrant: grant ${JSON.stringify(grantId)} was voided; its id stays taken`);
   }
+  const archived = state.archived?.grant.get(grantId);
+  if (archived !== undefined) return archivedOutcome(loggedGrantAnswer(archived, input));
   const ledger = state.ledger;
   const before = ledger.grantCount;
   state.letIn = [];
@@ -39,7 +72,14 @@ function addGrantUnguarded(state, { grantId, amount, startTime, endTime }) {
 }
 
 /** POST consumptions: tryConsume, or submit when `queue` is set and it cannot be funded now. */
-function consumeUnguarded(state, { eventId, amount, timestamp, dryRun = false, queue = false }) {
+function consumeUnguarded(state, input) {
+  const { eventId, amount, timestamp, dryRun = false, queue = false } = input;
+  const archived = state.archived?.consume.get(eventId);
+  if (archived !== undefined) {
+    const answer = loggedConsumptionAnswer(archived, input);
+    // A dry run of the identical event keeps the ledger's refusal (BEFORE_HORIZON).
+    if (!(dryRun && answer.status === 200)) return archivedOutcome(answer);
+  }
   const ledger = state.ledger;
   const wasQueued = state.queued.has(eventId);
   const before = ledger.consumptionCount;

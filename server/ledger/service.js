@@ -22,6 +22,7 @@ import { performance } from 'node:perf_hooks';
 import { StoreConflictError } from '../store/interface.js';
 import { unavailable } from '../errors.js';
 import { CustomerLedger } from './customer-ledger.js';
+import { unheldIds } from './operations.js';
 
 const MAX_CONFLICT_RETRIES = 5;
 
@@ -138,10 +139,18 @@ export class LedgerService {
         this.#runExclusive(slot, slot.waiting.shift());
         return;
       }
+      if (next.archived === undefined) {
+        const ids = unheldIds(next.op, slot.state, next.input);
+        if (ids.length > 0) {
+          this.#lookUpArchived(slot, next, ids);
+          return;
+        }
+      }
       const task = slot.waiting.shift();
       let out = null;
       let error = null;
       try {
+        slot.state.archived = task.archived ?? null;
         out = task.op(slot.state, task.input);
       } catch (caught) {
         // All ledgers share one WebAssembly heap: when it cannot grow, free the idle
@@ -153,6 +162,8 @@ export class LedgerService {
           continue;
         }
         error = caught;
+      } finally {
+        if (slot.state !== null) slot.state.archived = null;
       }
       if (out !== null && out.entries.length > 0) {
         const batch = this.#openBatch();
@@ -199,6 +210,28 @@ export class LedgerService {
     }
     slot.loading = false;
     this.#pump(slot);
+  }
+
+  // The ids a compacted ledger dropped stay taken: look up in the store the ones the next
+  // request would add (operations.js, unheldIds) before it runs. The request stays first in
+  // the customer's line meanwhile.
+  async #lookUpArchived(slot, task, ids) {
+    slot.loading = true;
+    const archived = { grant: new Map(), consume: new Map() };
+    try {
+      for (const [kind, id] of ids) {
+        const logged = await this.#store.findEntry(slot.customer, kind, id);
+        if (logged !== null) archived[kind].set(id, logged);
+      }
+      task.archived = archived;
+    } catch (error) {
+      this.#log?.error({ err: error, customer: slot.customer }, 'looking up archived ids failed');
+      slot.waiting.splice(slot.waiting.indexOf(task), 1);
+      task.reject(unavailable('the store could not be read; nothing of this request was applied'));
+    }
+    slot.loading = false;
+    this.#pump(slot);
+    this.#forget(slot);
   }
 
   async #runExclusive(slot, task) {

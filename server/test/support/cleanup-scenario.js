@@ -108,6 +108,36 @@ export async function runCleanupScenario(t, storeKit, seed) {
         [409, 'BEFORE_HORIZON'],
       ],
     );
+    // An archived id the ledger no longer holds stays taken at and after the horizon too.
+    const reused = await post(app, customer, 'consumptions', { eventId: old.eventId, amount: 1, timestamp: h + 5 });
+    assert.deepEqual(
+      [reused.statusCode, reused.json().error?.code],
+      [409, 'DUPLICATE_ID'],
+      'an archived consumption id reused after the horizon',
+    );
+    const reusedDry = await post(app, customer, 'consumptions', { eventId: old.eventId, amount: 1, timestamp: h + 5, dryRun: true });
+    assert.deepEqual([reusedDry.statusCode, reusedDry.json().error?.code], [409, 'DUPLICATE_ID'], 'the same as a dry run');
+    const dropped = sent.get(customer).grants.find((g) => g.endTime < h);
+    assert.ok(dropped, 'a grant that ended before the horizon exists (dropped by compact)');
+    const regrantAfter = await post(app, customer, 'grants', { grantId: dropped.grantId, amount: 7, startTime: h + 1, endTime: h + 50 });
+    assert.deepEqual(
+      [regrantAfter.statusCode, regrantAfter.json().error?.code],
+      [409, 'DUPLICATE_ID'],
+      'a dropped grant id reused after the horizon',
+    );
+    const reusedBatch = await post(app, customer, 'events', {
+      events: [
+        { type: 'consumption', eventId: old.eventId, amount: 1, timestamp: h + 5 },
+        { type: 'grant', grantId: dropped.grantId, amount: 7, startTime: h + 1, endTime: h + 50 },
+      ],
+    });
+    assert.deepEqual(
+      reusedBatch.json().results.map((r) => [r.status, r.error?.code]),
+      [
+        [409, 'DUPLICATE_ID'],
+        [409, 'DUPLICATE_ID'],
+      ],
+    );
     assert.deepEqual(await get(app, customer, '/ledger'), docBefore, 'refusals and retries changed nothing');
 
     // New events after the horizon: the service answers as the uncompacted oracle does.
