@@ -55,7 +55,7 @@ export class SqliteStore {
   #db = null;
   #sql = null;
   #thread = null;
-  #commits = new Map(); // commit id → { resolve, reject }, in flight on the commit thread
+  #commits = new Map(); // commit id → { resolve, reject, groups }, in flight on the commit thread
   #lastCommitId = 0;
   #closing = false;
 
@@ -149,7 +149,7 @@ export class SqliteStore {
     if (this.#thread === null) return Promise.reject(new Error('the SQLite commit thread is not running'));
     return new Promise((resolve, reject) => {
       const id = ++this.#lastCommitId;
-      this.#commits.set(id, { resolve, reject });
+      this.#commits.set(id, { resolve, reject, groups });
       this.#thread.postMessage({ id, groups });
     });
   }
@@ -165,7 +165,7 @@ export class SqliteStore {
       else if (message.error.conflicts) commit.reject(new StoreConflictError(message.error.conflicts));
       else commit.reject(new Error(message.error.message));
     });
-    // A dead thread fails the commits it held (503: nothing of them is acknowledged) and
+    // A dead thread's commits are settled from the store (see #threadDied) and the thread
     // is replaced, so that the service keeps serving.
     thread.on('error', (error) => this.#threadDied(thread, error));
     thread.on('exit', (code) => this.#threadDied(thread, new Error(`the SQLite commit thread exited with code ${code}`)));
@@ -175,13 +175,47 @@ export class SqliteStore {
     });
   }
 
+  /** The commit thread (the service's tests end it to check the recovery). */
+  get commitThread() {
+    return this.#thread;
+  }
+
   #threadDied(thread, error) {
     if (this.#thread !== thread) return;
     this.#thread = null;
-    const failed = [...this.#commits.values()];
+    const held = [...this.#commits.values()];
     this.#commits.clear();
-    for (const commit of failed) commit.reject(error);
+    // The thread may have died after a transaction committed and before it said so. Its
+    // connection is gone (SQLite rolled back whatever it had not committed), so the heads
+    // tell: a commit whose every head moved to the end of its entries is on disk and is
+    // acknowledged; one whose heads did not move failed. Commits run one at a time per
+    // customer (the service waits for one before sending the next), so nothing else moves
+    // these heads meanwhile.
+    for (const commit of held) {
+      let outcome;
+      try {
+        outcome = this.#committedOutcome(commit.groups);
+      } catch (readError) {
+        outcome = readError;
+      }
+      if (outcome === true) commit.resolve();
+      else commit.reject(outcome === false ? error : outcome);
+    }
     if (!this.#closing) this.#startThread().catch(() => {});
+  }
+
+  // true: every group is on disk; false: none is; an Error if the store cannot tell.
+  #committedOutcome(groups) {
+    let moved = 0;
+    for (const { customer, baseSeq, entries } of groups) {
+      const head = this.#sql.head.get(customer) ?? 0;
+      if (head === baseSeq + entries.length && entries.length > 0) moved++;
+      else if (head !== baseSeq)
+        return new Error(`the head of ${JSON.stringify(customer)} is at ${head}, neither before nor after a lost commit`);
+    }
+    if (moved === 0) return false;
+    if (moved === groups.length) return true;
+    return new Error('a commit that died with its thread is on disk for some customers only');
   }
 
   async findConsumption(customer, eventId) {
