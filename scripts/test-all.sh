@@ -26,7 +26,7 @@ suite "types (tsc)" npx tsc -p tsconfig.json
 suite "package JS against its types (tsc checkJs)" npx tsc -p tsconfig.lib.json
 suite "JS tests (Vitest)" npx vitest run
 suite "npm pack install" node tests/pack/pack-smoke.mjs
-suite "consumer matrix (Node, TypeScript 5.9, Vite, esbuild, Chromium)" bash scripts/test-consumers.sh
+suite "consumer matrix (Node, TypeScript 5.9, Vite, esbuild, webpack, Chromium)" bash scripts/test-consumers.sh
 suite "service" bash scripts/test-server.sh
 suite "demo end-to-end (Chromium)" bash scripts/test-e2e.sh
 echo "suites: $passed passed, $failed failed"

@@ -71,6 +71,19 @@ export const cells = [
     expect: { remote: SEED, duplicate: 'DUPLICATE_ID', raw: SEED, rawEcho: 'first' },
   },
   {
+    name: 'webpack-main',
+    kind: 'webpack',
+    shared: ['seed.js'],
+    expect: { main: SEED },
+  },
+  {
+    name: 'webpack-wasm-file',
+    kind: 'webpack',
+    shared: ['seed.js'],
+    separateWasm: true,
+    expect: { wasmFile: SEED },
+  },
+  {
     name: 'esbuild-iife-es2020',
     kind: 'esbuild',
     shared: ['seed.js'],

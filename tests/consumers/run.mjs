@@ -1,6 +1,6 @@
 // The consumer matrix (cells.mjs): packs the package, installs the tarball into a fresh
 // project per cell, builds each project the way its setup does (Node, TypeScript 5.9,
-// Vite, esbuild) and runs it (Node, or headless Chromium after `vite preview`). Prints
+// Vite, esbuild, webpack) and runs it (Node, or headless Chromium after `vite preview`). Prints
 // one PASS/FAIL line per cell, the bundle sizes, and `N passed, N failed`.
 // Usage: node tests/consumers/run.mjs [cell-name ...]   (KEEP=1 keeps the temp folder)
 import assert from 'node:assert/strict';
@@ -224,7 +224,43 @@ async function runEsbuild(cell, dir) {
   return result;
 }
 
-const runners = { node: runNode, tsc: runTsc, vite: runVite, 'vite-dev': runViteDev, esbuild: runEsbuild };
+// webpack 5 with its defaults (production mode, web target, no configuration file), the
+// output served as it is from a page of its own.
+async function runWebpack(cell, dir) {
+  const { default: webpack } = await import('webpack');
+  const out = join(dir, 'out');
+  const stats = await new Promise((resolve, reject) => {
+    webpack({ context: dir, entry: './app.js', mode: 'production', output: { path: out, filename: 'app.js' } }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
+  });
+  const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true });
+  // Its size advice aside (a bundle over 244 KiB), webpack must have nothing to say.
+  const advice = /^(asset size limit|entrypoint size limit|webpack performance recommendations)/;
+  const said = [...errors, ...warnings].map((item) => item.message).filter((text) => !advice.test(text));
+  assert.deepEqual(said, [], 'webpack reported');
+  const files = filesUnder(out);
+  const size = recordSize(cell, files);
+  if (cell.separateWasm) assert.ok(size.wasm > 0, 'the build has no separate .wasm asset');
+  const types = { '.js': 'text/javascript', '.wasm': 'application/wasm' };
+  const { result, streamed } = await openPage('http://consumer.test/', {
+    before: async (page) => {
+      if (cell.separateWasm) await countStreaming(page);
+      await page.route('http://consumer.test/**', (route) => {
+        const path = new URL(route.request().url()).pathname;
+        if (path === '/') return route.fulfill({ contentType: 'text/html', body: '<!doctype html><script src="/app.js"></script>' });
+        const file = join(out, path);
+        const type = types[path.slice(path.lastIndexOf('.'))];
+        if (!file.startsWith(out) || type === undefined || !files.includes(file)) return route.fulfill({ status: 404, body: '' });
+        return route.fulfill({ contentType: type, body: readFileSync(file) });
+      });
+    },
+  });
+  if (cell.separateWasm) assert.equal(streamed, 1, 'the .wasm was not compiled with instantiateStreaming');
+  return result;
+}
+
+const runners = { node: runNode, tsc: runTsc, vite: runVite, 'vite-dev': runViteDev, esbuild: runEsbuild, webpack: runWebpack };
 
 let passed = 0;
 let failed = 0;
