@@ -19,7 +19,7 @@
 // each head, so a write computed on a stale ledger can never be committed.
 import { GPULedger } from 'gpu-credit-ledger';
 import { performance } from 'node:perf_hooks';
-import { StoreConflictError } from '../store/interface.js';
+import { CommitInDoubtError, StoreConflictError } from '../store/interface.js';
 import { unavailable } from '../errors.js';
 import { CustomerLedger } from './customer-ledger.js';
 import { unheldIds } from './operations.js';
@@ -324,7 +324,13 @@ export class LedgerService {
       for (const answer of batch.answers) {
         const task = answer[1];
         if (conflict && task.conflicts++ < MAX_CONFLICT_RETRIES) retry.push(answer);
-        else task.reject(unavailable('the store could not commit this request; nothing of it was applied'));
+        else if (failure instanceof CommitInDoubtError) {
+          task.reject(
+            unavailable(
+              'the store lost its connection while committing this request, which may or may not be applied: send it again (an identical retry is answered as such)',
+            ),
+          );
+        } else task.reject(unavailable('the store could not commit this request; nothing of it was applied'));
       }
       for (let i = retry.length - 1; i >= 0; i--) retry[i][0].waiting.unshift(retry[i][1]);
     }

@@ -59,7 +59,9 @@
  *                                     the log tail after `seq`, in seq order, in one indexed query (strong reads, conflicts)
  *   commit(groups: CommitGroup[]): Promise<void>
  *                                     appends every group's entries at baseSeq+1… and moves the heads, all in one
- *                                     transaction, or nothing (throws; StoreConflictError when a head moved)
+ *                                     transaction, or nothing (throws; StoreConflictError when a head moved).
+ *                                     A commit whose outcome was lost with its connection is resolved from the
+ *                                     log (resolves if it landed); CommitInDoubtError when even that cannot tell
  *   findConsumption(customer, eventId): Promise<{ amount: number, timestamp: number }|null>
  *                                     the parameters of the latest `consume` or `submit` entry with this id
  *                                     (GET .../consumptions/{eventId}; the ledger knows only its allocations)
@@ -80,6 +82,18 @@ export class StoreConflictError extends Error {
     super(`the log of ${customers.map((c) => JSON.stringify(c)).join(', ')} moved under this writer`);
     this.name = 'StoreConflictError';
     this.customers = customers;
+  }
+}
+
+/**
+ * The store lost its connection (or its commit thread) while committing, and cannot tell
+ * whether the commit reached the disk: the requests' outcome is unknown. `cause` is what
+ * broke.
+ */
+export class CommitInDoubtError extends Error {
+  constructor(cause) {
+    super(`the outcome of a commit is unknown: ${cause?.message ?? cause}`, { cause });
+    this.name = 'CommitInDoubtError';
   }
 }
 

@@ -10,7 +10,7 @@
 // distribution column) each one is routed to a single shard unchanged. The hot statements
 // are named: each connection parses and plans them once.
 import pg from 'pg';
-import { StoreConflictError } from './interface.js';
+import { CommitInDoubtError, StoreConflictError } from './interface.js';
 import { migrate } from './postgres-migrations.js';
 
 // BIGINT columns come back as strings by default; every value here is a safe integer.
@@ -40,6 +40,8 @@ const SQL = {
   // this instance's seq; one statement is one consistent view, so no row falls between.
   tail: `SELECT ${ENTRY} FROM archive WHERE customer_id = $1 AND seq > $2
          UNION ALL SELECT ${ENTRY} FROM log WHERE customer_id = $1 AND seq > $2 ORDER BY seq`,
+  entryAt: `SELECT kind, id FROM log WHERE customer_id = $1 AND seq = $2
+            UNION ALL SELECT kind, id FROM archive WHERE customer_id = $1 AND seq = $2`,
   findEntry: `SELECT amount, t1, t2 FROM log WHERE customer_id = $1 AND kind = $2 AND id = $3
               UNION ALL SELECT amount, t1, t2 FROM archive WHERE customer_id = $1 AND kind = $2 AND id = $3
               LIMIT 1`,
@@ -77,6 +79,18 @@ function int(value) {
   return `${value}::bigint`;
 }
 
+/**
+ * COMMIT. An error PostgreSQL answered (it has a SQLSTATE code) means the transaction was
+ * rolled back; any other failure (the connection broke) leaves its outcome unknown.
+ */
+async function commitOrDoubt(client) {
+  try {
+    await client.query('COMMIT');
+  } catch (error) {
+    throw error?.code === undefined ? new CommitInDoubtError(error) : error;
+  }
+}
+
 function columns(entries) {
   const n = entries.length;
   const cols = [new Array(n), new Array(n), new Array(n), new Array(n), new Array(n)];
@@ -110,18 +124,36 @@ export class PostgresStore {
   }
 
   async #transaction(isolation, fn) {
-    const client = await this.#pool.connect();
+    const { client, done } = await this.#checkout();
     try {
       await client.query(`BEGIN ISOLATION LEVEL ${isolation}`);
       const out = await fn(client);
-      await client.query('COMMIT');
+      await commitOrDoubt(client);
       return out;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
       throw error;
     } finally {
-      client.release();
+      done();
     }
+  }
+
+  // A pooled connection for one transaction. A connection lost while checked out emits
+  // 'error' (which would otherwise end the process) and is destroyed, not pooled again.
+  async #checkout() {
+    const client = await this.#pool.connect();
+    let lost = null;
+    const onError = (error) => {
+      lost = error;
+    };
+    client.on('error', onError);
+    return {
+      client,
+      done: () => {
+        client.off('error', onError);
+        client.release(lost ?? undefined);
+      },
+    };
   }
 
   async load(customer) {
@@ -145,16 +177,44 @@ export class PostgresStore {
   async commit(groups) {
     // Customer order: two transactions lock shared heads in the same order, never a cycle.
     const sorted = groups.slice().sort((a, b) => (a.customer < b.customer ? -1 : a.customer > b.customer ? 1 : 0));
-    if (sorted.length === 1) {
-      // One customer (maybe a large batch): bound parameters, the entries as arrays.
-      await this.#transaction('READ COMMITTED', async (client) => {
-        const { customer, baseSeq, entries } = sorted[0];
-        await this.#lockAt(client, customer, baseSeq);
-        await client.query({ name: 'append', text: SQL.append, values: [customer, baseSeq, ...columns(entries)] });
-      });
-      return;
+    try {
+      if (sorted.length === 1) {
+        // One customer (maybe a large batch): bound parameters, the entries as arrays.
+        await this.#transaction('READ COMMITTED', async (client) => {
+          const { customer, baseSeq, entries } = sorted[0];
+          await this.#lockAt(client, customer, baseSeq);
+          await client.query({ name: 'append', text: SQL.append, values: [customer, baseSeq, ...columns(entries)] });
+        });
+        return;
+      }
+      await this.#commitMany(sorted);
+    } catch (error) {
+      if (!(error instanceof CommitInDoubtError)) throw error;
+      if (!(await this.#landed(sorted, error))) throw error.cause;
     }
-    await this.#commitMany(sorted);
+  }
+
+  /**
+   * A COMMIT whose answer was lost (the connection broke): look on another connection
+   * whether its entries are in the log. Each group's last entry sits at seq baseSeq + n
+   * with its kind and id if and only if the transaction committed (ids are unique per
+   * kind and customer; the cleanup job may have moved the row to the archive since).
+   * true: committed; false: not; throws the CommitInDoubtError when it cannot tell.
+   */
+  async #landed(groups, doubt) {
+    let found = 0;
+    try {
+      for (const { customer, baseSeq, entries } of groups) {
+        const [kind, id] = entries[entries.length - 1];
+        const { rows } = await this.#pool.query(SQL.entryAt, [customer, baseSeq + entries.length]);
+        if (rows.length === 1 && rows[0].kind === kind && rows[0].id === encodeId(id)) found++;
+      }
+    } catch {
+      throw doubt;
+    }
+    if (found === groups.length) return true;
+    if (found === 0) return false;
+    throw doubt; // one transaction cannot have committed in part; say what is known
   }
 
   /**
@@ -167,7 +227,7 @@ export class PostgresStore {
    * protocol takes no parameters: values are inlined as escaped literals.
    */
   async #commitMany(sorted) {
-    const client = await this.#pool.connect();
+    const { client, done } = await this.#checkout();
     try {
       const parts = ['BEGIN'];
       const locks = []; // where each customer's SELECT ... FOR UPDATE is in the results
@@ -194,12 +254,12 @@ export class PostgresStore {
         if ((rows.length === 0 ? 0 : rows[0].last_seq) !== baseSeq) conflicts.push(customer);
       });
       if (conflicts.length > 0) throw new StoreConflictError(conflicts);
-      await client.query('COMMIT');
+      await commitOrDoubt(client);
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
       throw error;
     } finally {
-      client.release();
+      done();
     }
   }
 

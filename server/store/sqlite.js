@@ -4,7 +4,7 @@
 // so an acknowledged write survives a crash of the process or the machine.
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { StoreConflictError } from './interface.js';
+import { CommitInDoubtError, StoreConflictError } from './interface.js';
 import { configure, makeCommit } from './sqlite-commit.js';
 
 // Each migration runs once, in order; PRAGMA user_version records how far a file got.
@@ -196,7 +196,7 @@ export class SqliteStore {
       try {
         outcome = this.#committedOutcome(commit.groups);
       } catch (readError) {
-        outcome = readError;
+        outcome = new CommitInDoubtError(readError);
       }
       if (outcome === true) commit.resolve();
       else commit.reject(outcome === false ? error : outcome);
@@ -204,18 +204,17 @@ export class SqliteStore {
     if (!this.#closing) this.#startThread().catch(() => {});
   }
 
-  // true: every group is on disk; false: none is; an Error if the store cannot tell.
+  // true: every group is on disk; false: none is; a CommitInDoubtError if the store cannot tell.
   #committedOutcome(groups) {
     let moved = 0;
     for (const { customer, baseSeq, entries } of groups) {
       const head = this.#sql.head.get(customer) ?? 0;
       if (head === baseSeq + entries.length && entries.length > 0) moved++;
-      else if (head !== baseSeq)
-        return new Error(`the head of ${JSON.stringify(customer)} is at ${head}, neither before nor after a lost commit`);
+      else if (head !== baseSeq) return new CommitInDoubtError(new Error(`the head of ${JSON.stringify(customer)} is at ${head}`));
     }
     if (moved === 0) return false;
     if (moved === groups.length) return true;
-    return new Error('a commit that died with its thread is on disk for some customers only');
+    return new CommitInDoubtError(new Error('a commit that died with its thread is on disk for some customers only'));
   }
 
   async findConsumption(customer, eventId) {

@@ -1,0 +1,93 @@
+// A connection to PostgreSQL lost at COMMIT (server/test/support/pg-proxy.js cuts it): if
+// PostgreSQL had committed, the request is acknowledged (the store checks the log on
+// another connection); if it had not, the request gets 503 and nothing of it is applied.
+// Either way the answer tells the truth about the log, and retries are answered as such.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PostgresStore } from '../store/postgres.js';
+import { buildApp } from '../app.js';
+import { KEYS, ADMIN } from './helpers.js';
+import { readPgLogs, startPostgres } from './support/postgres.js';
+import { startPgProxy } from './support/pg-proxy.js';
+
+let server;
+let proxy;
+before(async () => {
+  server = await startPostgres();
+  proxy = await startPgProxy(server.port);
+});
+after(async () => {
+  await proxy?.close();
+  server?.stop();
+});
+
+const auth = { authorization: `Bearer ${ADMIN}` };
+
+async function loggedIds(customer) {
+  return ((await readPgLogs(server.url)).get(customer) ?? []).map((row) => row.id);
+}
+
+test('a COMMIT whose answer is lost is acknowledged; one that never arrived is refused', async () => {
+  const store = new PostgresStore(server.url.replace(`:${server.port}/`, `:${proxy.port}/`));
+  await store.open();
+  const app = await buildApp({ store, keys: KEYS, limits: { maxEventLoopDelay: 0 } });
+  const post = (route, payload) => app.inject({ method: 'POST', url: `/v1/customers/doubt/${route}`, headers: auth, payload });
+  try {
+    assert.equal((await post('grants', { grantId: 'g', amount: 100, startTime: 0, endTime: 100 })).statusCode, 201);
+
+    proxy.cutAtNextCommit('after');
+    const landed = await post('consumptions', { eventId: 'c1', amount: 10, timestamp: 1 });
+    assert.equal(proxy.fired, 1, 'the connection was cut after PostgreSQL answered the COMMIT');
+    assert.equal(landed.statusCode, 200, landed.body);
+    assert.equal(landed.json().accepted, true);
+    assert.deepEqual(await loggedIds('doubt'), ['g', 'c1'], 'c1 is in the log, as its answer says');
+
+    proxy.cutAtNextCommit('before');
+    const lost = await post('consumptions', { eventId: 'c2', amount: 20, timestamp: 2 });
+    assert.equal(proxy.fired, 2, 'the connection was cut before the COMMIT reached PostgreSQL');
+    assert.equal(lost.statusCode, 503, lost.body);
+    assert.deepEqual(await loggedIds('doubt'), ['g', 'c1'], 'c2 is not in the log, as its answer says');
+
+    // Several customers in one commit take the other path (#commitMany): the same rule.
+    // While one commit is held back, the writes of two more customers gather into the
+    // next group commit, whose COMMIT is then cut after PostgreSQL answered it.
+    const write = (customer, grantId) =>
+      app.inject({
+        method: 'POST',
+        url: `/v1/customers/${customer}/grants`,
+        headers: auth,
+        payload: { grantId, amount: 1, startTime: 0, endTime: 9 },
+      });
+    for (const customer of ['doubt-x', 'doubt-a', 'doubt-b']) {
+      // Loaded first: a load is a (read-only) transaction with a COMMIT too.
+      assert.equal((await app.inject({ method: 'GET', url: `/v1/customers/${customer}/balance?at=0`, headers: auth })).statusCode, 200);
+    }
+    proxy.holdNextCommit(500, 'doubt-x');
+    proxy.cutAtNextCommit('after', 'doubt-b');
+    const held = write('doubt-x', 'x');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const both = await Promise.all([write('doubt-a', 'a'), write('doubt-b', 'b')]);
+    assert.equal((await held).statusCode, 201);
+    assert.equal(proxy.fired, 4);
+    assert.deepEqual(
+      both.map((r) => r.statusCode),
+      [201, 201],
+      'a two-customer commit that landed is acknowledged',
+    );
+    assert.deepEqual([await loggedIds('doubt-a'), await loggedIds('doubt-b')], [['a'], ['b']]);
+
+    const ledger = (await app.inject({ method: 'GET', url: '/v1/customers/doubt/ledger', headers: auth })).json();
+    assert.deepEqual(
+      ledger.consumptions.map((c) => c.eventId),
+      ['c1'],
+      'the service shows what the log holds',
+    );
+    const retried = await post('consumptions', { eventId: 'c1', amount: 10, timestamp: 1 });
+    assert.deepEqual([retried.statusCode, retried.json().accepted], [200, true], 'a retry of c1 is an identical retry');
+    const again = await post('consumptions', { eventId: 'c2', amount: 20, timestamp: 2 });
+    assert.deepEqual([again.statusCode, again.json().accepted], [200, true], 'c2 applies when sent again');
+    assert.deepEqual(await loggedIds('doubt'), ['g', 'c1', 'c2'], 'each once');
+  } finally {
+    await app.close();
+  }
+});
