@@ -1,5 +1,4 @@
-import createLedgerModule from '../dist/gpu_credit_ledger_wasm.mjs';
-import { makeApi } from './ledger.js';
+import { instantiateInlined } from './inline-wasm.js';
 
 let api;
 
@@ -9,7 +8,7 @@ let api;
  * this for you.
  */
 export async function loadLedger() {
-  api ??= createLedgerModule().then(makeApi);
+  api ??= instantiateInlined();
   return api;
 }
 

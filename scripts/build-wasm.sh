@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the npm package's modules: dist/gpu_credit_ledger_wasm.mjs (wasm inlined) and the
-# separate-.wasm variant, dist/gpu_credit_ledger.mjs + dist/gpu_credit_ledger.wasm.
+# Builds the npm package's modules: the separate-.wasm variant, dist/gpu_credit_ledger.mjs +
+# dist/gpu_credit_ledger.wasm (one link), and from them the main module,
+# dist/gpu_credit_ledger_wasm.mjs (the same glue, the binary gzipped and inlined).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-tools.sh
@@ -19,11 +20,11 @@ cmake --build build/wasm -j2
 # renames them (about 3.5 kB less gzipped, same behaviour). Idempotent, so a build that
 # relinked nothing may run it again.
 if [ -x node_modules/.bin/esbuild ]; then
-  for glue in dist/gpu_credit_ledger_wasm.mjs dist/gpu_credit_ledger.mjs; do
-    node_modules/.bin/esbuild "$glue" --minify --log-level=warning --outfile="$glue.min"
-    mv "$glue.min" "$glue"
-  done
+  node_modules/.bin/esbuild dist/gpu_credit_ledger.mjs --minify --log-level=warning \
+    --outfile=dist/gpu_credit_ledger.mjs.min
+  mv dist/gpu_credit_ledger.mjs.min dist/gpu_credit_ledger.mjs
 else
   echo "build-wasm.sh: node_modules/.bin/esbuild missing (npm install): the glue is left unminified" >&2
 fi
+node scripts/inline-wasm.mjs
 ls -l dist/gpu_credit_ledger_wasm.mjs dist/gpu_credit_ledger.mjs dist/gpu_credit_ledger.wasm
