@@ -1,7 +1,8 @@
 // The main entry's module: the WebAssembly binary travels inside the JavaScript, gzipped
-// and base64-encoded (scripts/inline-wasm.mjs), so that one import works everywhere with
-// no file to locate. Decoding it takes the fastest way the platform has.
-import createLedgerModule, { wasmGzipBase64 } from '../dist/gpu_credit_ledger_wasm.mjs';
+// and base64-encoded, so that one import works everywhere with no file to locate.
+// Decoding it takes the fastest way the platform has. scripts/inline-wasm.mjs bundles this
+// file with what it imports into dist/gpu_credit_ledger_wasm.mjs, which lib/load.js loads.
+import createLedgerModule, { wasmGzipBase64 } from '../dist/gpu_credit_ledger_inline.mjs';
 import { gunzip } from './inflate.js';
 import { runFactory } from './instantiate.js';
 import { makeApi } from './ledger.js';
@@ -26,6 +27,8 @@ async function gunzipWith(bytes, platform) {
   }
   return gunzip(bytes);
 }
+
+export { wasmGzipBase64 };
 
 /** The WebAssembly binary, decoded. `platform` (tests only) stands for globalThis. */
 export async function inlinedWasm(platform = globalThis) {

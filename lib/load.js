@@ -1,4 +1,5 @@
-import { instantiateInlined } from './inline-wasm.js';
+// The main module: lib/inline-wasm.js and what it imports, bundled (scripts/inline-wasm.mjs).
+import { instantiateInlined } from '../dist/gpu_credit_ledger_wasm.mjs';
 
 let api;
 

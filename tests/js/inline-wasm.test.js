@@ -1,5 +1,6 @@
 // The main entry's inlined WebAssembly: the binary is carried gzipped and base64-encoded
-// (scripts/inline-wasm.mjs). It must decode to exactly the separate .wasm file on every
+// in the main module (dist/gpu_credit_ledger_wasm.mjs, lib/inline-wasm.js bundled by
+// scripts/inline-wasm.mjs). It must decode to exactly the separate .wasm file on every
 // path lib/inline-wasm.js can take (Node's zlib, DecompressionStream, lib/inflate.js),
 // and the module it instantiates must answer like the main entry. lib/inflate.js is held
 // to zlib on stored, fixed-Huffman and dynamic-Huffman blocks, and refuses corrupt input.
@@ -7,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { GPULedger as MainLedger } from 'gpu-credit-ledger';
+import { GPULedger as MainLedger, LedgerError } from 'gpu-credit-ledger';
 import { gunzip } from '../../lib/inflate.js';
-import { inlinedWasm, instantiateInlined } from '../../lib/inline-wasm.js';
+import { inlinedWasm, instantiateInlined } from '../../dist/gpu_credit_ledger_wasm.mjs';
 import { SEED_EXAMPLE_1, runSeed, seedResults } from './fixtures/seed.js';
 import { mulberry32 } from './helpers.js';
 
@@ -118,6 +119,11 @@ describe('the inlined module', () => {
       const { GPULedger } = await instantiateInlined(platform);
       expect(GPULedger).not.toBe(MainLedger); // a module instance of its own
       expect(seed(GPULedger)).toEqual(seed(MainLedger));
+      // One LedgerError class for every entry: the bundle shares lib/errors.js.
+      const ledger = new GPULedger();
+      ledger.addGrant('g1', 1, 0, 1);
+      expect(() => ledger.addGrant('g1', 2, 0, 1)).toThrow(LedgerError);
+      ledger.dispose();
       expect(seed(GPULedger).result).toEqual([...seedResults(SEED_EXAMPLE_1), ...SEED_EXAMPLE_1.balances.map(([, balance]) => balance)]);
     });
   }
