@@ -1,5 +1,5 @@
-import createLedgerModule from '../dist/gpu_credit_ledger_wasm.mjs';
-import { makeApi } from './ledger.js';
+// The main module: lib/inline-wasm.js and what it imports, bundled (scripts/inline-wasm.mjs).
+import { instantiateInlined } from '../dist/gpu_credit_ledger_wasm.mjs';
 
 let api;
 
@@ -9,7 +9,7 @@ let api;
  * this for you.
  */
 export async function loadLedger() {
-  api ??= createLedgerModule().then(makeApi);
+  api ??= instantiateInlined();
   return api;
 }
 

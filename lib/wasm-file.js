@@ -3,6 +3,7 @@
 // JavaScript. Browsers compile it while it downloads (WebAssembly.instantiateStreaming),
 // and bundlers emit it as an asset because of the `new URL('…', import.meta.url)` below.
 import createLedgerModule from '../dist/gpu_credit_ledger.mjs';
+import { runFactory } from './instantiate.js';
 import { makeApi } from './ledger.js';
 
 let api;
@@ -22,23 +23,8 @@ export function loadLedger(options = {}) {
 }
 
 async function instantiateModule(wasm) {
-  let fail;
-  const failed = new Promise((_, reject) => {
-    fail = reject;
-  });
-  const ready = createLedgerModule({
-    // Emscripten's hook: we compile the module ourselves and hand the instance back.
-    // Returning {} tells the glue that instantiation is asynchronous.
-    instantiateWasm(imports, receiveInstance) {
-      instantiate(wasm ?? new URL('../dist/gpu_credit_ledger.wasm', import.meta.url), imports).then(
-        ({ instance, module }) => receiveInstance(instance, module),
-        fail,
-      );
-      return {};
-    },
-  });
-  // The glue's promise never settles when instantiateWasm fails, hence the race.
-  return makeApi(await Promise.race([ready, failed]));
+  const source = wasm ?? new URL('../dist/gpu_credit_ledger.wasm', import.meta.url);
+  return makeApi(await runFactory(createLedgerModule, (imports) => instantiate(source, imports)));
 }
 
 async function instantiate(source, imports) {

@@ -44,6 +44,13 @@ export const cells = [
     expect: { main: SEED },
   },
   {
+    name: 'vite-dev-main',
+    fixture: 'vite-main', // the same app, under `vite` dev: the main module's bundle and lib/errors.js served apart
+    kind: 'vite-dev',
+    shared: ['seed.js'],
+    expect: { main: SEED },
+  },
+  {
     name: 'vite-load-es2020',
     kind: 'vite',
     shared: ['seed.js'],
