@@ -95,6 +95,14 @@ Status Ledger::tryConsume(std::string_view eventId, int64_t amount, int64_t time
     out->reason = RejectReason::kInsufficientCredit;
     return Status::kOk;
   }
+  // Otherwise the engine usually knows the blocker from its own re-draw (fact 13 stops at
+  // it), kept while only in-order consumptions arrive; else replay everything once.
+  uint32_t blocker = 0;
+  if (engine_->blockerOf(amount, timestamp, &blocker)) {
+    out->reason = RejectReason::kWouldUnfund;
+    out->blockingEventId = std::string(eventIds_->at(blocker));
+    return Status::kOk;
+  }
   const std::vector<uint32_t> order = replayOrder(*engine_, consumptionCount());
   std::vector<TimedAmount> ordered;
   ordered.reserve(order.size() + 1);
