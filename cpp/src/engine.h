@@ -14,6 +14,8 @@
 
 namespace gcl {
 
+class HeadroomIndex;
+
 // Grants by index. Index order is arrival order; draw order is (endTime, grantId).
 struct GrantTable {
   IdIndex ids;
@@ -114,6 +116,9 @@ class Engine {
   virtual bool blockerOf(int64_t /*amount*/, int64_t /*timestamp*/, uint32_t* /*handle*/) {
     return false;
   }
+  // A headroom index of the current state when the engine keeps one (built here if it is
+  // stale), shared with its rejection bound; nullptr when the caller must build its own.
+  virtual const HeadroomIndex* headroomIndex() { return nullptr; }
 
   // Recounts the engine's state from its draws (engine_invariants.cpp): empty when every
   // invariant holds, else the first violation in words. Tests and fuzzing only.

@@ -100,8 +100,7 @@ bool IncrementalEngine::decideBackdated(uint32_t c, bool commit) {
   }
   // With an index of the current state, amount <= headroom: the re-draw accepts, and an
   // accepted call pays for what it changes, so no budget.
-  const bool exact =
-      headroomIndex_ && indexConsumptions_ == amount_.size() - 1 && indexGrants_ == drawn_.size();
+  const bool exact = indexExact(1);
   Redraw outcome = consumeBackdated(c, commit, exact ? SIZE_MAX : redrawBudget());
   if (outcome == Redraw::kOverBudget) {
     // Rolled back after as much work as a rebuild: rebuild, and decide exactly.
@@ -143,6 +142,11 @@ void IncrementalEngine::rebuildHeadroomIndex() {
   indexGrants_ = drawn_.size();
   creditSinceIndex_ = 0;
   ++stats_.indexBuilds;
+}
+
+const HeadroomIndex* IncrementalEngine::headroomIndex() {
+  if (!indexExact(0)) rebuildHeadroomIndex();
+  return headroomIndex_.get();
 }
 
 int64_t IncrementalEngine::headroomBound(int64_t timestamp) const {

@@ -58,6 +58,7 @@ class IncrementalEngine final : public Engine {
   }
   std::string checkInvariants() const override;
   bool blockerOf(int64_t amount, int64_t timestamp, uint32_t* handle) override;
+  const HeadroomIndex* headroomIndex() override;
 
   // How backdated calls were decided, for tests and benchmarks (cumulative).
   struct RejectionStats {
@@ -119,6 +120,11 @@ class IncrementalEngine final : public Engine {
   size_t redrawBudget() const;
   // Builds the headroom index over the accepted consumptions (none may be pushed).
   void rebuildHeadroomIndex();
+  // Whether the index describes the current state, with `pushed` trial consumptions pushed.
+  bool indexExact(size_t pushed) const {
+    return headroomIndex_ && indexConsumptions_ + pushed == amount_.size() &&
+           indexGrants_ == drawn_.size();
+  }
   // Headroom at `timestamp` is at most this (fact 18); INT64_MAX without an index.
   int64_t headroomBound(int64_t timestamp) const;
   void spreadGrant(uint32_t grant);

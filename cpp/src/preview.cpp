@@ -46,6 +46,12 @@ Status Ledger::headroom(int64_t timestamp, int64_t* amount) const {
     *amount = engine_->balance(timestamp);
     return Status::kOk;
   }
+  // The incremental engine keeps the index itself: the same one bounds its rejections
+  // (docs/algorithms.md, fact 18).
+  if (const HeadroomIndex* index = engine_->headroomIndex()) {
+    *amount = index->at(timestamp);
+    return Status::kOk;
+  }
   const HeadroomIndex::Version version{grantCount(), consumptionCount(), rebuilds_};
   if (!headroomIndex_ || !(headroomIndex_->version() == version)) {
     headroomIndex_.reset();  // free the old one first: the WASM heap may be tight

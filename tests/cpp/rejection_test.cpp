@@ -219,6 +219,32 @@ TEST(Rejection, ChainRetriesRedrawNothing) {
   EXPECT_EQ(stats.indexBuilds, 2u);
 }
 
+// A headroom query builds the index the bound uses: the first rejection after it re-draws
+// nothing either.
+TEST(Rejection, AHeadroomQueryArmsTheBound) {
+  constexpr int kChain = 3000;
+  gcl::GrantTable table;
+  gcl::IncrementalEngine engine(table);
+  for (int i = 0; i < kChain; ++i) {
+    const uint32_t g = table.ids.add("g" + std::to_string(i));
+    table.amount.push_back(1);
+    table.startTime.push_back(i);
+    table.endTime.push_back(i + 1);
+    engine.addGrant(g);
+  }
+  for (int i = 0; i < kChain; ++i) ASSERT_TRUE(engine.consume(1, i + 1));
+  const gcl::HeadroomIndex* index = engine.headroomIndex();
+  ASSERT_NE(index, nullptr);
+  EXPECT_EQ(index->at(0), 0);
+  EXPECT_EQ(engine.headroomIndex(), index);  // nothing changed: the same index
+  EXPECT_FALSE(engine.consume(1, 0));
+  EXPECT_FALSE(engine.wouldAccept(1, 0));
+  const auto& stats = engine.rejectionStats();
+  EXPECT_EQ(stats.boundRejections, 2u);
+  EXPECT_EQ(stats.touched, 0u);
+  EXPECT_EQ(stats.indexBuilds, 1u);
+}
+
 // The same chain through the ledger, against the replay engine's ledger, with every kind of
 // write between retries: results identical.
 TEST(Rejection, ChainThroughTheLedgerMatchesTheReplayEngine) {
