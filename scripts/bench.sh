@@ -2,7 +2,10 @@
 # `npm run bench [-- --quick]`: native and WASM figures for the same workloads, same run.
 # --quick leaves out the native-only 10^7 workload and runs the finality-horizon stream
 # (bench/horizon_bench.mjs) at 10^6 events instead of 10^7, and bulk loading
-# (bench/load_bench.mjs) up to 10^5 events instead of 10^6.
+# (bench/load_bench.mjs) up to 10^5 events instead of 10^6, and the rejected backdated call
+# (bench/rejection_bench.mjs) up to n = 10^4 instead of 10^5. GCL_BENCH_BEFORE=DIR adds
+# rejection_bench.mjs's before/after table against the package in DIR (an older checkout
+# with its dist/ built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-tools.sh
@@ -16,3 +19,4 @@ echo "$(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p')"
 node bench/wasm_bench.mjs build/bench/out
 node bench/horizon_bench.mjs "$@"
 node bench/load_bench.mjs "$@"
+node bench/rejection_bench.mjs "$@"
