@@ -4,7 +4,8 @@
 // consumption of 1 at time 0 passes the balance check but would push every consumption of
 // the chain onto the next grant: it is rejected (WOULD_UNFUND, blocked by the one at n).
 // Timed per call: the first, retries (median and slowest of 20), retries each after an
-// in-order consumption, and the same for tryConsume dry runs, on a fresh ledger each.
+// in-order consumption, retries each after a grant for the future (starting after every
+// consumption), and the same for tryConsume dry runs, on a fresh ledger each.
 //   node bench/rejection_bench.mjs [--quick] [--before DIR]
 // --quick stops at n = 10^4; --before DIR runs the same against the package in DIR (a
 // checkout of an earlier commit with its dist/ built) first, for a before/after table.
@@ -72,6 +73,12 @@ function measure(Ledger, n) {
         return call(ledger);
       }),
     );
+    out[`${name} after grant`] = median(
+      Array.from({ length: RETRIES }, (_, k) => {
+        ledger.addGrant(`f${k}`, 1, 50 * n + k, 60 * n); // credit for the future
+        return call(ledger);
+      }),
+    );
     ledger.dispose();
   }
   return out;
@@ -85,9 +92,15 @@ if (beforeDir) {
 runs.push(['after', GPULedger]);
 
 console.log('\nA backdated call the chain rejects (fact 8), per call in ms');
-console.log(`(median of ${RETRIES} for retries; "after write": each retry follows an in-order consume)`);
-const columns = ['first', 'retry', 'retry max', 'after write'];
+console.log(
+  `(median of ${RETRIES} for retries; each retry "after write" follows an in-order consume, ` +
+    `"after grant" an addGrant starting after every consumption)`,
+);
+const columns = ['first', 'retry', 'retry max', 'after write', 'after grant'];
 console.log(`${'build'.padEnd(7)} ${'call'.padEnd(11)} ${pad('n', 7)} ${columns.map((c) => pad(c, 12)).join(' ')}`);
+// One discarded round per build first, so that the code every path runs is compiled before
+// the first timed call (V8 compiles WebAssembly functions lazily, on their first call).
+for (const [, Ledger] of runs) measure(Ledger, 2000);
 const results = {};
 for (const n of sizes) {
   for (const [label, Ledger] of runs) {

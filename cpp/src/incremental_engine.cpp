@@ -22,9 +22,17 @@ void IncrementalEngine::addGrant(uint32_t grant) {
   } else {
     spreadGrant(grant);
   }
-  // New credit raises any headroom by at most its amount (fact 18), and may re-route draws.
-  creditSinceIndex_ += grants_.amount[grant];
-  blocked_.valid = false;
+  // New credit raises any headroom by at most its amount, and a grant starting after every
+  // accepted consumption leaves the headroom before its start as it was (fact 18).
+  const int64_t start = grants_.startTime[grant];
+  if (start > latestTimestamp()) {
+    futureCreditSinceIndex_ += grants_.amount[grant];
+    futureCreditFrom_ = std::min(futureCreditFrom_, start);
+  } else {
+    creditSinceIndex_ += grants_.amount[grant];
+  }
+  // One that starts after the head re-draws nothing, before it or in a trial before it.
+  if (start <= headTime_) blocked_.valid = false;
 }
 
 bool IncrementalEngine::consume(int64_t amount, int64_t timestamp) {
@@ -141,6 +149,8 @@ void IncrementalEngine::rebuildHeadroomIndex() {
   indexConsumptions_ = amount_.size();
   indexGrants_ = drawn_.size();
   creditSinceIndex_ = 0;
+  futureCreditSinceIndex_ = 0;
+  futureCreditFrom_ = INT64_MAX;
   ++stats_.indexBuilds;
 }
 
@@ -151,7 +161,9 @@ const HeadroomIndex* IncrementalEngine::headroomIndex() {
 
 int64_t IncrementalEngine::headroomBound(int64_t timestamp) const {
   if (!headroomIndex_) return INT64_MAX;
-  return headroomIndex_->at(timestamp) + creditSinceIndex_;  // each at most 2^53 - 1
+  // Each term is at most 2^53 - 1: no overflow.
+  return headroomIndex_->at(timestamp) + creditSinceIndex_ +
+         (timestamp >= futureCreditFrom_ ? futureCreditSinceIndex_ : 0);
 }
 
 bool IncrementalEngine::blockerOf(int64_t amount, int64_t timestamp, uint32_t* handle) {

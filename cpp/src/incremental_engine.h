@@ -184,10 +184,14 @@ class IncrementalEngine final : public Engine {
   // Grants whose drawn total moved in the current change, with the total before it.
   std::vector<Draw> changed_;
   uint32_t changeEpoch_ = 0;
-  // The rejection bound (fact 18): an index built at some point, the credit added since
-  // (new grants), and whether nothing at all changed since (then it is exact).
+  // The rejection bound (fact 18): an index built at some point and the credit of the grants
+  // added since; with nothing added or accepted since, the index is exact.
   std::unique_ptr<HeadroomIndex> headroomIndex_;
   int64_t creditSinceIndex_ = 0;
+  // Grants added since that started after every accepted consumption then: they count only
+  // from the earliest of their starts on.
+  int64_t futureCreditSinceIndex_ = 0;
+  int64_t futureCreditFrom_ = INT64_MAX;
   size_t indexConsumptions_ = 0;  // what it was built from: exact while both are unchanged
   size_t indexGrants_ = 0;
   // The last re-draw that found a blocker: valid until a change other than an in-order

@@ -191,9 +191,14 @@ TEST(Rejection, ChainRetriesRedrawNothing) {
     EXPECT_FALSE(engine.wouldAccept(1, 0));
     ASSERT_TRUE(engine.consume(1, kChain + 1 + retry));
   }
+  // Grants that start after every accepted consumption leave the bound before them alone.
+  for (int retry = 0; retry < 5; ++retry) {
+    grant(1, 10 * kChain + retry, 20 * kChain);
+    EXPECT_FALSE(engine.consume(1, 0));
+  }
   EXPECT_EQ(stats.touched, firstCall);
   EXPECT_EQ(stats.indexBuilds, 1u);
-  EXPECT_EQ(stats.boundRejections, 41u);
+  EXPECT_EQ(stats.boundRejections, 46u);
   // The blocker is found once (one full re-draw), then kept across in-order consumptions.
   uint32_t blocker = 0;
   ASSERT_TRUE(engine.blockerOf(1, 0, &blocker));
