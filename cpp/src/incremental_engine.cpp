@@ -31,8 +31,8 @@ void IncrementalEngine::addGrant(uint32_t grant) {
   } else {
     creditSinceIndex_ += grants_.amount[grant];
   }
-  // One that starts after the head re-draws nothing, before it or in a trial before it.
-  if (start <= headTime_) blocked_.valid = false;
+  // Draws before its start stay as they were (fact 3), in the trial too.
+  if (start <= blocked_.blockerTime) blocked_.valid = false;
 }
 
 bool IncrementalEngine::consume(int64_t amount, int64_t timestamp) {
@@ -130,7 +130,8 @@ bool IncrementalEngine::decideBackdated(uint32_t c, bool commit) {
     return false;
   }
   if (outcome == Redraw::kAccepted && commit) {
-    blocked_.valid = false;  // draws moved: an earlier blocker may no longer be the first
+    // Draws moved from its position on (fact 3): a blocker before it is still the first.
+    if (timestamp < blocked_.blockerTime) blocked_.valid = false;
     return true;
   }
   popConsumption();
@@ -221,7 +222,7 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
       funded = false;
       // h is the first consumption of the replay with c inserted that goes unfunded (fact
       // 13): tryConsume's blocker. c itself only when amount > balance, checked before.
-      if (h != c) blocked_ = {true, amount_[c], timestamp_[c], h};
+      if (h != c) blocked_ = {true, amount_[c], timestamp_[c], h, timestamp_[h]};
       break;
     }
     setDraws(h, fresh_);

@@ -194,13 +194,16 @@ class IncrementalEngine final : public Engine {
   int64_t futureCreditFrom_ = INT64_MAX;
   size_t indexConsumptions_ = 0;  // what it was built from: exact while both are unchanged
   size_t indexGrants_ = 0;
-  // The last re-draw that found a blocker: valid until a change other than an in-order
-  // consumption (one appended last in replay order leaves every earlier draw alone).
+  // The last re-draw that found a blocker: valid until a change reaches the blocker's
+  // position, i.e. an accepted consumption earlier in time or a grant starting at or before
+  // it (anything later leaves every draw up to the blocker alone, fact 3). Its time is
+  // always later than the trial's.
   struct Blocked {
     bool valid = false;
     int64_t amount = 0;
     int64_t timestamp = 0;
     uint32_t blocker = 0;
+    int64_t blockerTime = INT64_MIN;
   };
   Blocked blocked_;
   size_t minimumBudget_ = kDefaultMinimumBudget;

@@ -102,7 +102,7 @@ Status Ledger::tryConsume(std::string_view eventId, int64_t amount, int64_t time
     return Status::kOk;
   }
   // Otherwise the engine usually knows the blocker from its own re-draw (fact 13 stops at
-  // it), kept while only in-order consumptions arrive; else replay everything once.
+  // it), kept until a change reaches the blocker's time (fact 18); else replay everything.
   uint32_t blocker = 0;
   if (engine_->blockerOf(amount, timestamp, &blocker)) {
     out->reason = RejectReason::kWouldUnfund;

@@ -209,13 +209,19 @@ TEST(Rejection, ChainRetriesRedrawNothing) {
   ASSERT_TRUE(engine.blockerOf(1, 0, &blocker));
   EXPECT_EQ(blocker, static_cast<uint32_t>(kChain - 1));
   EXPECT_EQ(stats.touched, afterBlocker);
+  // So does a backdated consumption after the blocker's time (it draws the later grant).
+  ASSERT_TRUE(engine.consume(1, kChain + 1));
+  EXPECT_EQ(stats.touched, afterBlocker + 1);
+  ASSERT_TRUE(engine.blockerOf(1, 0, &blocker));
+  EXPECT_EQ(blocker, static_cast<uint32_t>(kChain - 1));
+  EXPECT_EQ(stats.touched, afterBlocker + 1);
 
   // One more credit at time 0, ending first, makes it acceptable: the bound lets it through
   // and the new grant absorbs it, one consumption touched.
   grant(1, 0, 0);
   EXPECT_TRUE(engine.wouldAccept(1, 0));
   EXPECT_TRUE(engine.consume(1, 0));
-  EXPECT_EQ(stats.touched, afterBlocker + 2);
+  EXPECT_EQ(stats.touched, afterBlocker + 3);
   EXPECT_EQ(engine.checkInvariants(), "");
   // Now the chain is full again; the bound (stale index plus the new credit) cannot tell,
   // so the re-draw runs out of budget and the rebuilt index rejects.

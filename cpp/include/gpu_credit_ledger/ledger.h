@@ -212,8 +212,8 @@ class Ledger {
 
   // consume() with an explanation. Same validation, retry and DUPLICATE_ID rules. With
   // dryRun nothing changes. A rejection with kWouldUnfund re-draws up to the blocker
-  // (docs/algorithms.md, fact 18), and a retry of it is O(log n) while only in-order
-  // consumptions arrive in between.
+  // (docs/algorithms.md, fact 18); a retry is O(log n) until a change reaches the
+  // blocker's time (in-order consumptions and grants for the future do not).
   Status tryConsume(std::string_view eventId, int64_t amount, int64_t timestamp, bool dryRun,
                     ConsumeResult* out);
 
