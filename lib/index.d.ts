@@ -270,7 +270,9 @@ export declare class GPULedger {
    * `DUPLICATE_ID` rules: a retry of an accepted identical id returns `accepted: true`
    * with its current allocations and charges nothing. With `{ dryRun: true }` the ledger
    * is left exactly as it was and the answer is the one a real call would give now.
-   * A rejection with `'WOULD_UNFUND'` replays the ledger to find the blocker: O(n log n).
+   * A rejection with `'WOULD_UNFUND'` re-draws the consumptions up to the blocker; retrying
+   * it costs O(log n) until a consumption before the blocker's time is accepted or a grant
+   * starting by then is added (in-order consumptions and grants for the future are neither).
    * @throws {LedgerError} `DUPLICATE_ID` when an accepted or queued consumption has this id with other parameters.
    * @throws {TypeError} for options that are not an object, unknown option keys, or a non-boolean `dryRun`.
    */

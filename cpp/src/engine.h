@@ -14,6 +14,8 @@
 
 namespace gcl {
 
+class HeadroomIndex;
+
 // Grants by index. Index order is arrival order; draw order is (endTime, grantId).
 struct GrantTable {
   IdIndex ids;
@@ -107,6 +109,16 @@ class Engine {
   virtual int64_t latestTimestamp() const = 0;
   // The earliest t >= from with balance(t) < threshold, or -1.
   virtual int64_t nextBelow(int64_t threshold, int64_t from) const = 0;
+  // For a consumption that consume() would reject although amount <= balance(timestamp):
+  // the accepted consumption its insertion would leave unfunded first in replay order
+  // (docs/algorithms.md, fact 10). False when the engine does not know it; the caller then
+  // replays.
+  virtual bool blockerOf(int64_t /*amount*/, int64_t /*timestamp*/, uint32_t* /*handle*/) {
+    return false;
+  }
+  // A headroom index of the current state when the engine keeps one (built here if it is
+  // stale), shared with its rejection bound; nullptr when the caller must build its own.
+  virtual const HeadroomIndex* headroomIndex() { return nullptr; }
 
   // Recounts the engine's state from its draws (engine_invariants.cpp): empty when every
   // invariant holds, else the first violation in words. Tests and fuzzing only.

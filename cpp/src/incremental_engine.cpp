@@ -22,6 +22,17 @@ void IncrementalEngine::addGrant(uint32_t grant) {
   } else {
     spreadGrant(grant);
   }
+  // New credit raises any headroom by at most its amount, and a grant starting after every
+  // accepted consumption leaves the headroom before its start as it was (fact 18).
+  const int64_t start = grants_.startTime[grant];
+  if (start > latestTimestamp()) {
+    futureCreditSinceIndex_ += grants_.amount[grant];
+    futureCreditFrom_ = std::min(futureCreditFrom_, start);
+  } else {
+    creditSinceIndex_ += grants_.amount[grant];
+  }
+  // Draws before its start stay as they were (fact 3), in the trial too.
+  if (start <= blocked_.blockerTime) blocked_.valid = false;
 }
 
 bool IncrementalEngine::consume(int64_t amount, int64_t timestamp) {
@@ -29,10 +40,7 @@ bool IncrementalEngine::consume(int64_t amount, int64_t timestamp) {
   // Every accepted consumption at or before `timestamp` was already funded out of the
   // grants valid then, so the balance at `timestamp` bounds what the new one can get.
   if (balances_.at(timestamp) < amount) return false;
-  const uint32_t handle = pushConsumption(amount, timestamp);
-  if (consumeBackdated(handle)) return true;
-  popConsumption();
-  return false;
+  return decideBackdated(pushConsumption(amount, timestamp), /*commit=*/true);
 }
 
 uint32_t IncrementalEngine::pushConsumption(int64_t amount, int64_t timestamp) {
@@ -84,12 +92,96 @@ bool IncrementalEngine::consumeAtHead(int64_t amount, int64_t timestamp) {
 bool IncrementalEngine::wouldAccept(int64_t amount, int64_t timestamp) {
   if (balances_.at(timestamp) < amount) return false;
   if (timestamp >= headTime_) return true;  // at the head, the balance check is the answer
-  const bool accepted = consumeBackdated(pushConsumption(amount, timestamp), /*commit=*/false);
-  popConsumption();
-  return accepted;
+  return decideBackdated(pushConsumption(amount, timestamp), /*commit=*/false);
 }
 
-bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
+bool IncrementalEngine::decideBackdated(uint32_t c, bool commit) {
+  // docs/algorithms.md, fact 18: the index built at some point, plus the credit of the grants
+  // added since, bounds the headroom from above; a call above it is rejected as the re-draw
+  // would reject it, without touching anything.
+  const int64_t amount = amount_[c];
+  const int64_t timestamp = timestamp_[c];
+  if (amount > headroomBound(timestamp)) {
+    ++stats_.boundRejections;
+    popConsumption();
+    return false;
+  }
+  // With an index of the current state, amount <= headroom: the re-draw accepts, and an
+  // accepted call pays for what it changes, so no budget.
+  const bool exact = indexExact(1);
+  Redraw outcome = consumeBackdated(c, commit, exact ? SIZE_MAX : redrawBudget());
+  if (outcome == Redraw::kOverBudget) {
+    // Rolled back after as much work as a rebuild: rebuild, and decide exactly.
+    ++stats_.budgetRunOuts;
+    popConsumption();
+    rebuildHeadroomIndex();
+    if (amount > headroomIndex_->at(timestamp)) {
+      ++stats_.boundRejections;
+      return false;
+    }
+    c = pushConsumption(amount, timestamp);
+    outcome = consumeBackdated(c, commit, SIZE_MAX);
+    assert(outcome == Redraw::kAccepted);
+  } else if (outcome == Redraw::kRejected && rollbackLog_.size() > minimumBudget_) {
+    // A long re-draw for nothing: build the index now, so that a retry is rejected by the
+    // bound in O(log n) instead of re-drawing again.
+    popConsumption();
+    rebuildHeadroomIndex();
+    return false;
+  }
+  if (outcome == Redraw::kAccepted && commit) {
+    // Draws moved from its position on (fact 3): a blocker before it is still the first.
+    if (timestamp < blocked_.blockerTime) blocked_.valid = false;
+    return true;
+  }
+  popConsumption();
+  return outcome == Redraw::kAccepted;
+}
+
+size_t IncrementalEngine::redrawBudget() const {
+  return std::max(minimumBudget_, (amount_.size() + drawn_.size()) / kBudgetDivisor);
+}
+
+void IncrementalEngine::rebuildHeadroomIndex() {
+  headroomIndex_.reset();  // free the old one first: the WASM heap may be tight
+  std::vector<TimedAmount> demand(amount_.size());
+  for (uint32_t c = 0; c < demand.size(); ++c) demand[c] = {timestamp_[c], amount_[c]};
+  headroomIndex_ = std::make_unique<HeadroomIndex>(grants_, demand, HeadroomIndex::Version{});
+  indexConsumptions_ = amount_.size();
+  indexGrants_ = drawn_.size();
+  creditSinceIndex_ = 0;
+  futureCreditSinceIndex_ = 0;
+  futureCreditFrom_ = INT64_MAX;
+  ++stats_.indexBuilds;
+}
+
+const HeadroomIndex* IncrementalEngine::headroomIndex() {
+  if (!indexExact(0)) rebuildHeadroomIndex();
+  return headroomIndex_.get();
+}
+
+int64_t IncrementalEngine::headroomBound(int64_t timestamp) const {
+  if (!headroomIndex_) return INT64_MAX;
+  // Each term is at most 2^53 - 1: no overflow.
+  return headroomIndex_->at(timestamp) + creditSinceIndex_ +
+         (timestamp >= futureCreditFrom_ ? futureCreditSinceIndex_ : 0);
+}
+
+bool IncrementalEngine::blockerOf(int64_t amount, int64_t timestamp, uint32_t* handle) {
+  if (!(blocked_.valid && blocked_.amount == amount && blocked_.timestamp == timestamp)) {
+    if (timestamp >= headTime_ || balances_.at(timestamp) < amount) return false;
+    // A re-draw that fails stops at the first consumption it cannot cover, and notes it.
+    const Redraw outcome =
+        consumeBackdated(pushConsumption(amount, timestamp), /*commit=*/false, SIZE_MAX);
+    popConsumption();
+    if (outcome != Redraw::kRejected || !blocked_.valid) return false;
+  }
+  *handle = blocked_.blocker;
+  return true;
+}
+
+IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool commit,
+                                                              size_t budget) {
   // A new consumption only takes credit away, so whoever loses credit on a grant is later
   // than whoever gained on it: cut the latest draws of an overdrawn grant and re-draw
   // those consumptions, in replay order, until nothing is overdrawn (docs/algorithms.md, fact 13).
@@ -111,7 +203,12 @@ bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
   };
   touch(c);
   bool funded = true;
+  bool overBudget = false;
   while (!queue_.empty()) {
+    if (rollbackLog_.size() > budget) {
+      overBudget = true;
+      break;
+    }
     std::pop_heap(queue_.begin(), queue_.end(), later);
     const uint32_t h = queue_.back();
     queue_.pop_back();
@@ -123,6 +220,9 @@ bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
     removeDraws(h);
     if (!drawGreedy(h, first, &fresh_)) {
       funded = false;
+      // h is the first consumption of the replay with c inserted that goes unfunded (fact
+      // 13): tryConsume's blocker. c itself only when amount > balance, checked before.
+      if (h != c) blocked_ = {true, amount_[c], timestamp_[c], h, timestamp_[h]};
       break;
     }
     setDraws(h, fresh_);
@@ -150,7 +250,8 @@ bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
       }
     }
   }
-  if (!funded || !commit) {
+  stats_.touched += rollbackLog_.size();
+  if (!funded || overBudget || !commit) {
     for (auto it = rollbackLog_.rbegin(); it != rollbackLog_.rend(); ++it) {
       removeDraws(it->handle);
       cut_.assign(rollbackDraws_.begin() + it->begin,
@@ -167,7 +268,8 @@ bool IncrementalEngine::consumeBackdated(uint32_t c, bool commit) {
     }
   }
   for (const RollbackEntry& entry : rollbackLog_) touchSlot_[entry.handle] = 0;
-  return funded;
+  if (overBudget) return Redraw::kOverBudget;
+  return funded ? Redraw::kAccepted : Redraw::kRejected;
 }
 
 void IncrementalEngine::spreadGrant(uint32_t grant) {
@@ -396,7 +498,8 @@ size_t IncrementalEngine::bytes() const {
          drawers_.capacity() * sizeof(std::vector<uint32_t>) + live_flag_.capacity() +
          changeMark_.capacity() * 4 + touchSlot_.capacity() * 4 + balances_.bytes() +
          byEnd_.size() * 40 + (live_.size() + notStarted_.size()) * 4 +
-         drawCount_ * (2 * sizeof(uint32_t) + sizeof(Draw));
+         drawCount_ * (2 * sizeof(uint32_t) + sizeof(Draw)) +
+         (headroomIndex_ ? headroomIndex_->bytes() : 0);
 }
 
 }  // namespace gcl

@@ -9,9 +9,14 @@
 //    re-drawing only consumptions that would now prefer a grant with freed credit, and
 //    stops as soon as no freed credit is left unexpired.
 //  - Balances come from a B+tree of deltas over time (balance_tree.h): O(log n).
+//  - A backdated call is first held to an upper bound on its headroom (docs/algorithms.md,
+//    fact 18): a headroom index built once, plus the credit added since. A call above the
+//    bound is rejected in O(log n) without re-drawing anything; a re-draw that runs past a
+//    budget is rolled back, the index rebuilt, and the call decided from it exactly.
 #ifndef GPU_CREDIT_LEDGER_INCREMENTAL_ENGINE_H_
 #define GPU_CREDIT_LEDGER_INCREMENTAL_ENGINE_H_
 
+#include <memory>
 #include <queue>
 #include <set>
 #include <vector>
@@ -19,6 +24,7 @@
 #include "balance_tree.h"
 #include "draw_list.h"
 #include "engine.h"
+#include "headroom.h"
 
 namespace gcl {
 
@@ -51,6 +57,22 @@ class IncrementalEngine final : public Engine {
     return balances_.firstBelow(threshold, from);
   }
   std::string checkInvariants() const override;
+  bool blockerOf(int64_t amount, int64_t timestamp, uint32_t* handle) override;
+  const HeadroomIndex* headroomIndex() override;
+
+  // How backdated calls were decided, for tests and benchmarks (cumulative).
+  struct RejectionStats {
+    uint64_t boundRejections = 0;  // rejected by the headroom bound, nothing re-drawn
+    uint64_t indexBuilds = 0;      // headroom index (re)built for the bound
+    uint64_t budgetRunOuts = 0;    // re-draws rolled back because they ran past the budget
+    uint64_t touched = 0;          // consumptions re-drawn (or drawn, the new one) by re-draws
+  };
+  const RejectionStats& rejectionStats() const { return stats_; }
+  // The least re-draw budget (consumptions touched) before the index decides; the budget is
+  // max(this, events / kBudgetDivisor). Tests lower it to reach every path on small ledgers.
+  void setMinimumRedrawBudget(size_t budget) { minimumBudget_ = budget; }
+  static constexpr size_t kDefaultMinimumBudget = 256;
+  static constexpr size_t kBudgetDivisor = 8;
 
  private:
   // (endTime, grantId) order; `int64_t` probes find the first grant ending at or after it.
@@ -87,8 +109,24 @@ class IncrementalEngine final : public Engine {
   void popConsumption();
 
   bool consumeAtHead(int64_t amount, int64_t timestamp);
-  // With commit false, always rolls back and only reports whether it would be accepted.
-  bool consumeBackdated(uint32_t handle, bool commit = true);
+  // The backdated path with the headroom bound in front (fact 18): decides consume (commit)
+  // or a dry run (no commit) of the consumption just pushed as `handle`, and pops it unless
+  // it is accepted and committed.
+  bool decideBackdated(uint32_t handle, bool commit);
+  enum class Redraw { kAccepted, kRejected, kOverBudget };
+  // The re-draw of fact 13. With commit false, or when rejected or over budget (more than
+  // `budget` consumptions touched), rolls everything back.
+  Redraw consumeBackdated(uint32_t handle, bool commit, size_t budget);
+  size_t redrawBudget() const;
+  // Builds the headroom index over the accepted consumptions (none may be pushed).
+  void rebuildHeadroomIndex();
+  // Whether the index describes the current state, with `pushed` trial consumptions pushed.
+  bool indexExact(size_t pushed) const {
+    return headroomIndex_ && indexConsumptions_ + pushed == amount_.size() &&
+           indexGrants_ == drawn_.size();
+  }
+  // Headroom at `timestamp` is at most this (fact 18); INT64_MAX without an index.
+  int64_t headroomBound(int64_t timestamp) const;
   void spreadGrant(uint32_t grant);
 
   int64_t leftover(uint32_t g) const { return grants_.amount[g] - drawn_[g]; }
@@ -146,6 +184,30 @@ class IncrementalEngine final : public Engine {
   // Grants whose drawn total moved in the current change, with the total before it.
   std::vector<Draw> changed_;
   uint32_t changeEpoch_ = 0;
+  // The rejection bound (fact 18): an index built at some point and the credit of the grants
+  // added since; with nothing added or accepted since, the index is exact.
+  std::unique_ptr<HeadroomIndex> headroomIndex_;
+  int64_t creditSinceIndex_ = 0;
+  // Grants added since that started after every accepted consumption then: they count only
+  // from the earliest of their starts on.
+  int64_t futureCreditSinceIndex_ = 0;
+  int64_t futureCreditFrom_ = INT64_MAX;
+  size_t indexConsumptions_ = 0;  // what it was built from: exact while both are unchanged
+  size_t indexGrants_ = 0;
+  // The last re-draw that found a blocker: valid until a change reaches the blocker's
+  // position, i.e. an accepted consumption earlier in time or a grant starting at or before
+  // it (anything later leaves every draw up to the blocker alone, fact 3). Its time is
+  // always later than the trial's.
+  struct Blocked {
+    bool valid = false;
+    int64_t amount = 0;
+    int64_t timestamp = 0;
+    uint32_t blocker = 0;
+    int64_t blockerTime = INT64_MIN;
+  };
+  Blocked blocked_;
+  size_t minimumBudget_ = kDefaultMinimumBudget;
+  RejectionStats stats_;
 };
 
 }  // namespace gcl

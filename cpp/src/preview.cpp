@@ -46,6 +46,12 @@ Status Ledger::headroom(int64_t timestamp, int64_t* amount) const {
     *amount = engine_->balance(timestamp);
     return Status::kOk;
   }
+  // The incremental engine keeps the index itself: the same one bounds its rejections
+  // (docs/algorithms.md, fact 18).
+  if (const HeadroomIndex* index = engine_->headroomIndex()) {
+    *amount = index->at(timestamp);
+    return Status::kOk;
+  }
   const HeadroomIndex::Version version{grantCount(), consumptionCount(), rebuilds_};
   if (!headroomIndex_ || !(headroomIndex_->version() == version)) {
     headroomIndex_.reset();  // free the old one first: the WASM heap may be tight
@@ -93,6 +99,14 @@ Status Ledger::tryConsume(std::string_view eventId, int64_t amount, int64_t time
   // is itself the first unfunded one exactly when the balance it sees is too small.
   if (engine_->balance(timestamp) < amount) {
     out->reason = RejectReason::kInsufficientCredit;
+    return Status::kOk;
+  }
+  // Otherwise the engine usually knows the blocker from its own re-draw (fact 13 stops at
+  // it), kept until a change reaches the blocker's time (fact 18); else replay everything.
+  uint32_t blocker = 0;
+  if (engine_->blockerOf(amount, timestamp, &blocker)) {
+    out->reason = RejectReason::kWouldUnfund;
+    out->blockingEventId = std::string(eventIds_->at(blocker));
     return Status::kOk;
   }
   const std::vector<uint32_t> order = replayOrder(*engine_, consumptionCount());

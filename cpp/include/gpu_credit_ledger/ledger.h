@@ -211,7 +211,9 @@ class Ledger {
   Status headroom(int64_t timestamp, int64_t* amount) const;
 
   // consume() with an explanation. Same validation, retry and DUPLICATE_ID rules. With
-  // dryRun nothing changes. A rejection with kWouldUnfund replays everything: O(n log n).
+  // dryRun nothing changes. A rejection with kWouldUnfund re-draws up to the blocker
+  // (docs/algorithms.md, fact 18); a retry is O(log n) until a change reaches the
+  // blocker's time (in-order consumptions and grants for the future do not).
   Status tryConsume(std::string_view eventId, int64_t amount, int64_t timestamp, bool dryRun,
                     ConsumeResult* out);
 

@@ -1,0 +1,362 @@
+// Backdated rejections decided by the headroom bound (docs/algorithms.md, fact 18): the
+// incremental engine against the replay engine and the brute-force PreviewModel on random
+// sequences full of rejected backdated calls and their retries, with re-draw budgets small
+// enough to reach every path (bound, budget run-out, rebuild); and the chain of fact 8,
+// where the counters prove that retries re-draw nothing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine.h"
+#include "gpu_credit_ledger/ledger.h"
+#include "gtest_printers.h"
+#include "incremental_engine.h"
+#include "preview_model.h"
+#include "replay_engine.h"
+
+namespace gcl_test {
+namespace {
+
+using gcl::Status;
+
+// Both engines over one grant table, plus the same events for the model.
+class EnginePair {
+ public:
+  explicit EnginePair(size_t minimumBudget) : fast_(table_), reference_(table_) {
+    fast_.setMinimumRedrawBudget(minimumBudget);
+  }
+
+  void addGrant(int64_t amount, int64_t start, int64_t end) {
+    const std::string id = "g" + std::to_string(table_.size());
+    const uint32_t g = table_.ids.add(id);
+    table_.amount.push_back(amount);
+    table_.startTime.push_back(start);
+    table_.endTime.push_back(end);
+    fast_.addGrant(g);
+    reference_.addGrant(g);
+    grants_.push_back({id, amount, start, end});
+  }
+
+  // consume on both; they must agree. Returns the decision.
+  bool consume(int64_t amount, int64_t t) {
+    const bool expected = reference_.consume(amount, t);
+    EXPECT_EQ(fast_.consume(amount, t), expected) << "consume " << amount << "@" << t;
+    if (expected) consumptions_.push_back({"c" + std::to_string(consumptions_.size()), amount, t});
+    return expected;
+  }
+
+  // A dry run, and for a rejection that is not for want of balance, the blocker against the
+  // model's replay.
+  void dryRun(int64_t amount, int64_t t) {
+    const bool expected = reference_.wouldAccept(amount, t);
+    EXPECT_EQ(fast_.wouldAccept(amount, t), expected) << "dry run " << amount << "@" << t;
+    if (expected || reference_.balance(t) < amount) return;
+    std::vector<PreviewModel::Consumption> candidate = consumptions_;
+    candidate.push_back({"new", amount, t});
+    const PreviewModel::Replay r = PreviewModel::replay(grants_, candidate);
+    ASSERT_LT(r.firstUnfunded, candidate.size());
+    const size_t blocked = r.order[r.firstUnfunded];
+    ASSERT_NE(blocked, candidate.size() - 1);
+    uint32_t blocker = 0;
+    ASSERT_TRUE(fast_.blockerOf(amount, t, &blocker)) << amount << "@" << t;
+    EXPECT_EQ(blocker, blocked) << "blocker of " << amount << "@" << t;
+    ++blockers;
+  }
+
+  void compareState(int64_t horizon) {
+    std::vector<gcl::Draw> a;
+    std::vector<gcl::Draw> b;
+    for (uint32_t c = 0; c < consumptions_.size(); ++c) {
+      fast_.draws(c, &a);
+      reference_.draws(c, &b);
+      ASSERT_EQ(a.size(), b.size()) << "draws of " << c;
+      for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].grant, b[i].grant);
+        EXPECT_EQ(a[i].amount, b[i].amount);
+      }
+    }
+    for (int64_t t = 0; t <= horizon; ++t) {
+      EXPECT_EQ(fast_.balance(t), reference_.balance(t)) << "balance(" << t << ")";
+    }
+    EXPECT_EQ(fast_.checkInvariants(), "");
+  }
+
+  const gcl::IncrementalEngine::RejectionStats& stats() const { return fast_.rejectionStats(); }
+  int64_t latest() const { return reference_.latestTimestamp(); }
+  int blockers = 0;
+
+ private:
+  gcl::GrantTable table_;
+  gcl::IncrementalEngine fast_;
+  gcl::ReplayEngine reference_;
+  std::vector<PreviewModel::Grant> grants_;
+  std::vector<PreviewModel::Consumption> consumptions_;
+};
+
+TEST(Rejection, RandomSequencesMatchTheReplayEngine) {
+  uint64_t boundRejections = 0;
+  uint64_t runOuts = 0;
+  uint64_t builds = 0;
+  int blockers = 0;
+  for (uint32_t seed = 1; seed <= 400 && !::testing::Test::HasFailure(); ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 random(seed);
+    auto uniform = [&](int64_t lo, int64_t hi) {
+      return std::uniform_int_distribution<int64_t>(lo, hi)(random);
+    };
+    EnginePair engines(static_cast<size_t>(uniform(1, 4)));
+    std::vector<std::pair<int64_t, int64_t>> rejected;  // retried later
+    int64_t now = 0;
+    for (int step = 0; step < 120 && !::testing::Test::HasFailure(); ++step) {
+      const int64_t roll = uniform(0, 99);
+      if (roll < 12) {
+        const int64_t start = uniform(std::max<int64_t>(0, now - 6), now + 3);
+        engines.addGrant(uniform(1, 4), start, start + uniform(0, 4));
+      } else if (roll < 40) {
+        now += uniform(0, 1);
+        engines.consume(uniform(1, 2), now);  // in order
+      } else if (roll < 60) {
+        const int64_t amount = uniform(1, 3);
+        const int64_t t = uniform(std::max<int64_t>(0, now - 10), now);
+        if (!engines.consume(amount, t)) rejected.emplace_back(amount, t);
+      } else if (roll < 85 && !rejected.empty()) {
+        const auto [amount, t] = rejected[uniform(0, rejected.size() - 1)];
+        if (uniform(0, 1) == 0) {
+          engines.dryRun(amount, t);
+        } else {
+          engines.consume(amount, t);
+        }
+      } else {
+        engines.dryRun(uniform(1, 3), uniform(std::max<int64_t>(0, now - 10), now));
+      }
+    }
+    engines.compareState(now + 8);
+    boundRejections += engines.stats().boundRejections;
+    runOuts += engines.stats().budgetRunOuts;
+    builds += engines.stats().indexBuilds;
+    blockers += engines.blockers;
+  }
+  // Every path was taken, many times.
+  EXPECT_GT(boundRejections, 1000u);
+  EXPECT_GT(runOuts, 200u);
+  EXPECT_GT(builds, 400u);
+  EXPECT_GT(blockers, 1000);
+}
+
+// n unit grants g_i on [i, i + 1] and consumptions of 1 at i + 1 (fact 8), then one grant
+// that starts after the chain, for in-order consumptions.
+void buildChain(gcl::Ledger* ledger, int n) {
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(ledger->addGrant("g" + std::to_string(i), 1, i, i + 1), Status::kOk);
+  }
+  ASSERT_EQ(ledger->addGrant("later", 1000000, n + 1, 10 * n), Status::kOk);
+  for (int i = 0; i < n; ++i) {
+    bool accepted = false;
+    ASSERT_EQ(ledger->consume("c" + std::to_string(i), 1, i + 1, &accepted), Status::kOk);
+    ASSERT_TRUE(accepted);
+  }
+}
+
+TEST(Rejection, ChainRetriesRedrawNothing) {
+  constexpr int kChain = 20000;
+  gcl::GrantTable table;
+  gcl::IncrementalEngine engine(table);
+  auto grant = [&](int64_t amount, int64_t start, int64_t end) {
+    const uint32_t g = table.ids.add("g" + std::to_string(table.size()));
+    table.amount.push_back(amount);
+    table.startTime.push_back(start);
+    table.endTime.push_back(end);
+    engine.addGrant(g);
+  };
+  for (int i = 0; i < kChain; ++i) grant(1, i, i + 1);
+  grant(1000000, kChain + 1, 10 * kChain);
+  for (int i = 0; i < kChain; ++i) ASSERT_TRUE(engine.consume(1, i + 1));
+  const auto& stats = engine.rejectionStats();
+  EXPECT_EQ(stats.touched, 0u);  // in-order consumptions re-draw nothing
+
+  // The first call runs into the budget, rolls back and builds the index.
+  EXPECT_FALSE(engine.consume(1, 0));
+  EXPECT_EQ(stats.budgetRunOuts, 1u);
+  EXPECT_EQ(stats.indexBuilds, 1u);
+  EXPECT_LE(stats.touched, engine.rejectionStats().touched);
+  const uint64_t firstCall = stats.touched;
+  EXPECT_LE(firstCall, (2 * kChain + 1) / gcl::IncrementalEngine::kBudgetDivisor + 2);
+  // Retries, dry runs and retries between in-order consumptions touch nothing.
+  for (int retry = 0; retry < 20; ++retry) {
+    EXPECT_FALSE(engine.consume(1, 0));
+    EXPECT_FALSE(engine.wouldAccept(1, 0));
+    ASSERT_TRUE(engine.consume(1, kChain + 1 + retry));
+  }
+  // Grants that start after every accepted consumption leave the bound before them alone.
+  for (int retry = 0; retry < 5; ++retry) {
+    grant(1, 10 * kChain + retry, 20 * kChain);
+    EXPECT_FALSE(engine.consume(1, 0));
+  }
+  EXPECT_EQ(stats.touched, firstCall);
+  EXPECT_EQ(stats.indexBuilds, 1u);
+  EXPECT_EQ(stats.boundRejections, 46u);
+  // The blocker is found once (one full re-draw), then kept across in-order consumptions.
+  uint32_t blocker = 0;
+  ASSERT_TRUE(engine.blockerOf(1, 0, &blocker));
+  EXPECT_EQ(blocker, static_cast<uint32_t>(kChain - 1));  // the consumption at n
+  const uint64_t afterBlocker = stats.touched;
+  EXPECT_EQ(afterBlocker - firstCall, static_cast<uint64_t>(kChain + 1));
+  ASSERT_TRUE(engine.consume(1, 2 * kChain));
+  ASSERT_TRUE(engine.blockerOf(1, 0, &blocker));
+  EXPECT_EQ(blocker, static_cast<uint32_t>(kChain - 1));
+  EXPECT_EQ(stats.touched, afterBlocker);
+  // So does a backdated consumption after the blocker's time (it draws the later grant).
+  ASSERT_TRUE(engine.consume(1, kChain + 1));
+  EXPECT_EQ(stats.touched, afterBlocker + 1);
+  ASSERT_TRUE(engine.blockerOf(1, 0, &blocker));
+  EXPECT_EQ(blocker, static_cast<uint32_t>(kChain - 1));
+  EXPECT_EQ(stats.touched, afterBlocker + 1);
+
+  // One more credit at time 0, ending first, makes it acceptable: the bound lets it through
+  // and the new grant absorbs it, one consumption touched.
+  grant(1, 0, 0);
+  EXPECT_TRUE(engine.wouldAccept(1, 0));
+  EXPECT_TRUE(engine.consume(1, 0));
+  EXPECT_EQ(stats.touched, afterBlocker + 3);
+  EXPECT_EQ(engine.checkInvariants(), "");
+  // Now the chain is full again; the bound (stale index plus the new credit) cannot tell,
+  // so the re-draw runs out of budget and the rebuilt index rejects.
+  EXPECT_FALSE(engine.consume(1, 0));
+  EXPECT_EQ(stats.budgetRunOuts, 2u);
+  EXPECT_EQ(stats.indexBuilds, 2u);
+}
+
+// A headroom query builds the index the bound uses: the first rejection after it re-draws
+// nothing either.
+TEST(Rejection, AHeadroomQueryArmsTheBound) {
+  constexpr int kChain = 3000;
+  gcl::GrantTable table;
+  gcl::IncrementalEngine engine(table);
+  for (int i = 0; i < kChain; ++i) {
+    const uint32_t g = table.ids.add("g" + std::to_string(i));
+    table.amount.push_back(1);
+    table.startTime.push_back(i);
+    table.endTime.push_back(i + 1);
+    engine.addGrant(g);
+  }
+  for (int i = 0; i < kChain; ++i) ASSERT_TRUE(engine.consume(1, i + 1));
+  const gcl::HeadroomIndex* index = engine.headroomIndex();
+  ASSERT_NE(index, nullptr);
+  EXPECT_EQ(index->at(0), 0);
+  EXPECT_EQ(engine.headroomIndex(), index);  // nothing changed: the same index
+  EXPECT_FALSE(engine.consume(1, 0));
+  EXPECT_FALSE(engine.wouldAccept(1, 0));
+  const auto& stats = engine.rejectionStats();
+  EXPECT_EQ(stats.boundRejections, 2u);
+  EXPECT_EQ(stats.touched, 0u);
+  EXPECT_EQ(stats.indexBuilds, 1u);
+}
+
+// The same chain through the ledger, against the replay engine's ledger, with every kind of
+// write between retries: results identical.
+TEST(Rejection, ChainThroughTheLedgerMatchesTheReplayEngine) {
+  constexpr int kChain = 700;
+  gcl::Ledger fast;
+  gcl::Ledger reference(gcl::EngineKind::kReplay);
+  buildChain(&fast, kChain);
+  buildChain(&reference, kChain);
+  std::mt19937 random(11);
+  auto uniform = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(random);
+  };
+  int64_t now = kChain + 1;
+  int nextId = 0;
+  int accepted = 0;
+  int wouldUnfund = 0;
+  int64_t horizon = 0;
+  for (int step = 0; step < 400 && !::testing::Test::HasFailure(); ++step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    const int64_t roll = uniform(0, 99);
+    const std::string id = "e" + std::to_string(nextId++);
+    const int64_t t = std::max(horizon, uniform(0, kChain));
+    if (roll < 40) {  // the retry, as consume or tryConsume, dry or not
+      const bool dry = uniform(0, 1) == 1;
+      gcl::ConsumeResult a;
+      gcl::ConsumeResult b;
+      const int64_t amount = uniform(1, 2);
+      ASSERT_EQ(fast.tryConsume(id, amount, t, dry, &a), Status::kOk);
+      ASSERT_EQ(reference.tryConsume(id, amount, t, dry, &b), Status::kOk);
+      EXPECT_EQ(a.accepted, b.accepted);
+      EXPECT_EQ(a.reason, b.reason);
+      EXPECT_EQ(a.blockingEventId, b.blockingEventId);
+      EXPECT_EQ(a.allocations, b.allocations);
+      accepted += a.accepted;
+      wouldUnfund += a.reason == gcl::RejectReason::kWouldUnfund;
+    } else if (roll < 60) {
+      bool a = false;
+      bool b = false;
+      ASSERT_EQ(fast.consume(id, 1, now, &a), Status::kOk);
+      ASSERT_EQ(reference.consume(id, 1, now, &b), Status::kOk);
+      EXPECT_EQ(a, b);
+      now += uniform(0, 2);
+    } else if (roll < 70) {
+      gcl::SubmitOutcome a{};
+      gcl::SubmitOutcome b{};
+      ASSERT_EQ(fast.submit(id, 1, t, &a), Status::kOk);
+      ASSERT_EQ(reference.submit(id, 1, t, &b), Status::kOk);
+      EXPECT_EQ(a, b);
+    } else if (roll < 80) {
+      const int64_t start = std::max(horizon, uniform(0, kChain));
+      const int64_t end = start + uniform(0, 3);
+      ASSERT_EQ(fast.addGrant(id, 1, start, end), Status::kOk);
+      ASSERT_EQ(reference.addGrant(id, 1, start, end), Status::kOk);
+    } else if (roll < 88) {
+      const std::string grant = "g" + std::to_string(uniform(0, kChain - 1));
+      const int64_t end = uniform(0, kChain + 3);
+      gcl::GrantChange a;
+      gcl::GrantChange b;
+      const Status sa = fast.setGrantEnd(grant, end, &a);
+      const Status sb = reference.setGrantEnd(grant, end, &b);
+      EXPECT_EQ(sa, sb);
+      EXPECT_EQ(a.applied, b.applied);
+      EXPECT_EQ(a.blockingEventId, b.blockingEventId);
+    } else if (roll < 95) {
+      const std::string grant = "g" + std::to_string(uniform(0, kChain - 1));
+      gcl::GrantChange a;
+      gcl::GrantChange b;
+      EXPECT_EQ(fast.voidGrant(grant, &a), reference.voidGrant(grant, &b));
+      EXPECT_EQ(a.applied, b.applied);
+      EXPECT_EQ(a.blockingEventId, b.blockingEventId);
+    } else {
+      horizon = std::min<int64_t>(horizon + uniform(0, 40), kChain);
+      gcl::CompactResult a;
+      gcl::CompactResult b;
+      ASSERT_EQ(fast.compact(horizon, &a), Status::kOk);
+      ASSERT_EQ(reference.compact(horizon, &b), Status::kOk);
+      EXPECT_EQ(a.droppedConsumptions, b.droppedConsumptions);
+    }
+    if (step % 50 == 49) {
+      ASSERT_EQ(fast.consumptionCount(), reference.consumptionCount());
+      for (size_t c = 0; c < fast.consumptionCount(); ++c) {
+        const std::string eventId(fast.consumption(c).eventId);
+        std::vector<gcl::Allocation> a;
+        std::vector<gcl::Allocation> b;
+        ASSERT_EQ(fast.allocations(eventId, &a), Status::kOk);
+        ASSERT_EQ(reference.allocations(eventId, &b), Status::kOk);
+        EXPECT_EQ(a, b) << eventId;
+      }
+      for (int64_t probe = horizon; probe <= now; probe += 7) {
+        int64_t a = 0;
+        int64_t b = 0;
+        ASSERT_EQ(fast.headroom(probe, &a), Status::kOk);
+        ASSERT_EQ(reference.headroom(probe, &b), Status::kOk);
+        EXPECT_EQ(a, b) << "headroom(" << probe << ")";
+      }
+      EXPECT_EQ(fast.checkInvariants(), "");
+    }
+  }
+  EXPECT_GT(accepted, 5);
+  EXPECT_GT(wouldUnfund, 20);
+}
+
+}  // namespace
+}  // namespace gcl_test
