@@ -9,7 +9,7 @@ void BalanceTree::add(int64_t time, int64_t delta) {
   const Split split = insert(root_, height_, time, delta);
   if (split.node == kNone) return;
   Inner root;
-  const int64_t oldFirst = height_ == 0 ? leaves_[root_].time[0] : inners_[root_].first[0];
+  const int64_t oldFirst = height_ == 0 ? leaf(root_).time[0] : inners_[root_].first[0];
   root.first[0] = oldFirst;
   root.sum[0] = total_ - split.sum;
   root.child[0] = root_;
@@ -24,7 +24,7 @@ void BalanceTree::add(int64_t time, int64_t delta) {
 
 BalanceTree::Split BalanceTree::insert(uint32_t node, int level, int64_t time, int64_t delta) {
   if (level == 0) {
-    Leaf& leaf = leaves_[node];
+    Leaf& leaf = this->leaf(node);
     const int j =
         static_cast<int>(std::lower_bound(leaf.time, leaf.time + leaf.count, time) - leaf.time);
     if (j < leaf.count && leaf.time[j] == time) {
@@ -68,10 +68,9 @@ int BalanceTree::splitPoint(int count, int inserted) {
 }
 
 BalanceTree::Split BalanceTree::splitLeaf(uint32_t node, int inserted) {
-  leaves_.emplace_back();
-  const auto right = static_cast<uint32_t>(leaves_.size() - 1);
-  Leaf& left = leaves_[node];
-  Leaf& fresh = leaves_[right];
+  const uint32_t right = newLeaf();
+  Leaf& left = leaf(node);
+  Leaf& fresh = leaf(right);
   const int keep = splitPoint(left.count, inserted);
   fresh.count = left.count - keep;
   std::copy(left.time + keep, left.time + left.count, fresh.time);
@@ -116,7 +115,7 @@ int64_t BalanceTree::at(int64_t time) const {
     subtree = inner.sum[i];
     node = inner.child[i];
   }
-  const Leaf& leaf = leaves_[node];
+  const Leaf& leaf = this->leaf(node);
   int64_t later = 0;
   for (int j = leaf.count - 1; j >= 0 && leaf.time[j] > time; --j) later += leaf.delta[j];
   return before + subtree - later;
@@ -130,8 +129,8 @@ void BalanceTree::curve(int64_t from, int64_t to, std::vector<BalancePoint>* out
     const Inner& inner = inners_[node];
     node = inner.child[route(inner, from)];
   }
-  for (; node != kNone; node = leaves_[node].next) {
-    const Leaf& leaf = leaves_[node];
+  for (; node != kNone; node = leaf(node).next) {
+    const Leaf& leaf = this->leaf(node);
     for (int j = 0; j < leaf.count; ++j) {
       if (leaf.time[j] <= from) continue;
       if (leaf.time[j] > to) return;
@@ -149,8 +148,8 @@ int64_t BalanceTree::firstBelow(int64_t threshold, int64_t from) const {
     const Inner& inner = inners_[node];
     node = inner.child[route(inner, from)];
   }
-  for (; node != kNone; node = leaves_[node].next) {
-    const Leaf& leaf = leaves_[node];
+  for (; node != kNone; node = leaf(node).next) {
+    const Leaf& leaf = this->leaf(node);
     for (int j = 0; j < leaf.count; ++j) {
       if (leaf.time[j] <= from) continue;
       value += leaf.delta[j];

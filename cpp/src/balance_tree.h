@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "gpu_credit_ledger/ledger.h"
@@ -16,7 +17,7 @@ namespace gcl {
 
 class BalanceTree {
  public:
-  BalanceTree() : leaves_(1) {}
+  BalanceTree() { newLeaf(); }
 
   // Adds `delta` to every balance from `time` on.
   void add(int64_t time, int64_t delta);
@@ -32,7 +33,8 @@ class BalanceTree {
   // leaves from `from`: O(log n + keys passed).
   int64_t firstBelow(int64_t threshold, int64_t from) const;
   size_t bytes() const {
-    return leaves_.capacity() * sizeof(Leaf) + inners_.capacity() * sizeof(Inner);
+    return leafBlocks_.size() * kLeavesPerBlock * sizeof(Leaf) +
+           leafBlocks_.capacity() * sizeof(leafBlocks_[0]) + inners_.capacity() * sizeof(Inner);
   }
 
  private:
@@ -69,7 +71,22 @@ class BalanceTree {
     return after == inner.first ? 0 : static_cast<int>(after - inner.first) - 1;
   }
 
-  std::vector<Leaf> leaves_;
+  // Leaves live in blocks that never move: a growing tree allocates a block now and then
+  // instead of copying every leaf each time a single array doubles (1 kB a leaf).
+  static constexpr uint32_t kLeavesPerBlock = 64;
+  Leaf& leaf(uint32_t i) { return leafBlocks_[i / kLeavesPerBlock][i % kLeavesPerBlock]; }
+  const Leaf& leaf(uint32_t i) const {
+    return leafBlocks_[i / kLeavesPerBlock][i % kLeavesPerBlock];
+  }
+  uint32_t newLeaf() {
+    if (leafCount_ % kLeavesPerBlock == 0) {
+      leafBlocks_.push_back(std::make_unique<Leaf[]>(kLeavesPerBlock));
+    }
+    return leafCount_++;
+  }
+
+  std::vector<std::unique_ptr<Leaf[]>> leafBlocks_;
+  uint32_t leafCount_ = 0;
   std::vector<Inner> inners_;
   uint32_t root_ = 0;
   int height_ = 0;  // 0: the root is a leaf
