@@ -6,7 +6,14 @@ namespace gcl {
 
 void BalanceTree::add(int64_t time, int64_t delta) {
   total_ += delta;
+  if (addThroughFinger(time, delta)) return;
+  split_ = false;
   const Split split = insert(root_, height_, time, delta);
+  if (!split_) {
+    keepFinger();
+    return;
+  }
+  for (Finger& finger : fingers_) finger.leaf = kNone;
   if (split.node == kNone) return;
   Inner root;
   const int64_t oldFirst = height_ == 0 ? leaf(root_).time[0] : inners_[root_].first[0];
@@ -22,8 +29,53 @@ void BalanceTree::add(int64_t time, int64_t delta) {
   ++height_;
 }
 
+bool BalanceTree::addThroughFinger(int64_t time, int64_t delta) {
+  for (const Finger& finger : fingers_) {
+    if (finger.leaf == kNone || time >= finger.before) continue;
+    Leaf& leaf = this->leaf(finger.leaf);
+    if (leaf.count == 0 || time < leaf.time[0]) continue;
+    const int j =
+        static_cast<int>(std::lower_bound(leaf.time, leaf.time + leaf.count, time) - leaf.time);
+    if (j < leaf.count && leaf.time[j] == time) {
+      leaf.delta[j] += delta;
+    } else {
+      if (leaf.count + 1 >= kLeafSize) return false;  // it would split: the full descent
+      std::copy_backward(leaf.time + j, leaf.time + leaf.count, leaf.time + leaf.count + 1);
+      std::copy_backward(leaf.delta + j, leaf.delta + leaf.count, leaf.delta + leaf.count + 1);
+      leaf.time[j] = time;
+      leaf.delta[j] = delta;
+      ++leaf.count;
+    }
+    // time >= the leaf's first key >= each path child's first key: only the sums move.
+    for (int level = 1; level <= height_; ++level) {
+      inners_[finger.path[level].node].sum[finger.path[level].slot] += delta;
+    }
+    return true;
+  }
+  return false;
+}
+
+void BalanceTree::keepFinger() {
+  if (height_ > kMaxFingerHeight) return;
+  for (const Finger& finger : fingers_) {
+    if (finger.leaf == pathLeaf_) return;
+  }
+  Finger& finger = fingers_[nextFinger_];
+  nextFinger_ ^= 1;
+  finger.leaf = pathLeaf_;
+  finger.before = kMaxSafeInteger + 1;
+  for (int level = 1; level <= height_; ++level) {
+    finger.path[level] = path_[level];
+    const Inner& inner = inners_[path_[level].node];
+    if (finger.before == kMaxSafeInteger + 1 && path_[level].slot + 1 < inner.count) {
+      finger.before = inner.first[path_[level].slot + 1];
+    }
+  }
+}
+
 BalanceTree::Split BalanceTree::insert(uint32_t node, int level, int64_t time, int64_t delta) {
   if (level == 0) {
+    pathLeaf_ = node;
     Leaf& leaf = this->leaf(node);
     const int j =
         static_cast<int>(std::lower_bound(leaf.time, leaf.time + leaf.count, time) - leaf.time);
@@ -40,6 +92,7 @@ BalanceTree::Split BalanceTree::insert(uint32_t node, int level, int64_t time, i
   }
   Inner& inner = inners_[node];
   const int i = route(inner, time);
+  if (level <= kMaxFingerHeight) path_[level] = {node, i};
   inner.first[i] = std::min(inner.first[i], time);
   inner.sum[i] += delta;
   const uint32_t child = inner.child[i];
@@ -68,6 +121,7 @@ int BalanceTree::splitPoint(int count, int inserted) {
 }
 
 BalanceTree::Split BalanceTree::splitLeaf(uint32_t node, int inserted) {
+  split_ = true;
   const uint32_t right = newLeaf();
   Leaf& left = leaf(node);
   Leaf& fresh = leaf(right);
@@ -84,6 +138,7 @@ BalanceTree::Split BalanceTree::splitLeaf(uint32_t node, int inserted) {
 }
 
 BalanceTree::Split BalanceTree::splitInner(uint32_t node, int inserted) {
+  split_ = true;
   inners_.emplace_back();
   const auto right = static_cast<uint32_t>(inners_.size() - 1);
   Inner& left = inners_[node];

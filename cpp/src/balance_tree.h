@@ -60,6 +60,10 @@ class BalanceTree {
   };
 
   Split insert(uint32_t node, int level, int64_t time, int64_t delta);
+  // Adds through a finger if `time` routes to its leaf and the leaf has room; false if not.
+  bool addThroughFinger(int64_t time, int64_t delta);
+  // After a descent that split nothing: remembers its leaf and path as a finger.
+  void keepFinger();
   // A full node moves its keys from `splitPoint` on to a new right sibling; `inserted` is
   // where the key (or child) that filled it went.
   static int splitPoint(int count, int inserted);
@@ -88,6 +92,28 @@ class BalanceTree {
   std::vector<std::unique_ptr<Leaf[]>> leafBlocks_;
   uint32_t leafCount_ = 0;
   std::vector<Inner> inners_;
+  // Fingers: the leaves of recent descents with their paths. Updates arrive mostly at two
+  // places (a consumption at the head, the end of the grant it drew), so a key that
+  // routes to a finger's leaf is added there, and the sums on its path are updated,
+  // without descending again. A key routes to a leaf iff it is at or after the leaf's
+  // first key and before `before`, the first key of the nearest subtree to its right.
+  // Only a split moves such bounds (a key lands before a subtree's first key only in a
+  // leftmost child), so every split drops the fingers.
+  static constexpr int kMaxFingerHeight = 12;
+  struct PathStep {
+    uint32_t node;
+    int32_t slot;
+  };
+  struct Finger {
+    uint32_t leaf = kNone;
+    int64_t before = 0;
+    PathStep path[kMaxFingerHeight + 1];  // path[level] for levels 1..height_
+  };
+  Finger fingers_[2];
+  int nextFinger_ = 0;
+  PathStep path_[kMaxFingerHeight + 1];  // the current descent (insert)
+  uint32_t pathLeaf_ = kNone;
+  bool split_ = false;  // the current descent split a node
   uint32_t root_ = 0;
   int height_ = 0;  // 0: the root is a leaf
   int64_t total_ = 0;
