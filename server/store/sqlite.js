@@ -143,7 +143,7 @@ export class SqliteStore {
     // (CustomerLedger.rebuild), before any other store call.
     const page = this.#sql.page;
     const entries = (function* pages() {
-      for (let seq = after; ; ) {
+      for (let seq = after; ;) {
         const rows = page.all(customer, seq, PAGE_ROWS);
         yield* rows;
         if (rows.length < PAGE_ROWS) return;
