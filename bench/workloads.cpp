@@ -59,6 +59,12 @@ Workload mixed(size_t events, uint64_t seed) {
   return forward("mixed " + countName(events), events, seed, 4000, 2000, 1000, 200);
 }
 
+Workload longWindows(size_t events, uint64_t seed) {
+  // Time moves 1.5 units a call on average: windows of 750-2,250 units (500-1,500 calls,
+  // 1,000 on average) and backdating by up to 600 units (about 400 calls).
+  return forward("long windows " + countName(events), events, seed, 4000, 1500, 1000, 600);
+}
+
 Workload hugeGrant(size_t events, uint64_t seed) {
   Random random(seed);
   Workload workload{"one huge grant " + countName(events), {}, true};
@@ -109,6 +115,8 @@ std::vector<Workload> standardWorkloads(bool withTenMillion) {
   workloads.push_back(mixed(100000, 3));
   workloads.push_back(mixed(1000000, 4));
   workloads.push_back(hugeGrant(1000000, 5));
+  workloads.push_back(longWindows(10000, 9));
+  workloads.push_back(longWindows(1000000, 10));
   workloads.push_back(supplyMatchesDemand(100000, 6));
   workloads.push_back(randomOrder(100000, 7));
   if (withTenMillion) {

@@ -34,6 +34,9 @@ Workload hugeGrant(size_t events, uint64_t seed);
 // Grants arrive at about the rate consumptions use them, with long windows: many grants
 // near exhaustion and long chains when a backdated draw moves credit.
 Workload supplyMatchesDemand(size_t events, uint64_t seed);
+// mixed with long windows: grants span about 1,000 calls and 10% of consumptions are
+// backdated by up to about 400 calls, so backdated draws and late grants re-draw more.
+Workload longWindows(size_t events, uint64_t seed);
 // Grants and consumptions at uniformly random times: most calls are out of order.
 Workload randomOrder(size_t events, uint64_t seed);
 

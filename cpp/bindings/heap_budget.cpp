@@ -20,6 +20,17 @@ bool HeapShare::allows(CallCost cost) const {
   return heldByAllLedgers + extra + kHeapSlackBytes <= emscripten_get_heap_max();
 }
 
+bool HeapShare::allowsBytes(size_t extra) const {
+  return heldByAllLedgers + held_ + extra + kHeapSlackBytes <= emscripten_get_heap_max();
+}
+
+void HeapShare::growHeapFor(size_t extra) const {
+  const size_t target = heldByAllLedgers + extra;
+  if (target > emscripten_get_heap_size() && target <= emscripten_get_heap_max()) {
+    emscripten_resize_heap(target);
+  }
+}
+
 void HeapShare::update(size_t bytes) {
   heldByAllLedgers = heldByAllLedgers - held_ + bytes;
   held_ = bytes;

@@ -31,6 +31,13 @@ class HeapShare {
 
   // Whether a call of this cost fits under the heap's ceiling.
   bool allows(CallCost cost) const;
+  // Whether this ledger may grow by `extra` bytes while still holding a copy of itself
+  // (a reserve reallocates its arrays): a bulk load's one-time reservation.
+  bool allowsBytes(size_t extra) const;
+  // Grows the WebAssembly memory at once to hold every ledger's share plus `extra` bytes.
+  // Growing it step by step as malloc asks costs a full garbage collection of the JS heap
+  // per step in V8 (memory growth counts as external memory pressure).
+  void growHeapFor(size_t extra) const;
   // Records the ledger's size after a call.
   void update(size_t bytes);
 

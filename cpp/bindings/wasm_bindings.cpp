@@ -39,6 +39,7 @@ EMSCRIPTEN_BINDINGS(gpu_credit_ledger) {
       .function("horizon", &WasmLedger::horizon)
       .function("restoreGrant", &WasmLedger::restoreGrant)
       .function("reserveBatch", &WasmLedger::reserveBatch)
+      .function("reserveEvents", &WasmLedger::reserveEvents)
       .function("batchKinds", &WasmLedger::batchKinds)
       .function("batchIdEnds", &WasmLedger::batchIdEnds)
       .function("batchIds", &WasmLedger::batchIds)

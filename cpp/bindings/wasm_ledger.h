@@ -94,6 +94,10 @@ class WasmLedger {
     kBatchSkip = 3
   };
   void reserveBatch(int count, int idBytes);
+  // Before a batch of `count` events: room for that many consumptions at once
+  // (gcl::Ledger::reserve), when the heap budget allows it; otherwise nothing, and the
+  // batch grows the ledger step by step as single calls do.
+  void reserveEvents(int count);
   double batchKinds() { return address(batchKinds_.data()); }
   double batchIdEnds() { return address(batchIdEnds_.data()); }
   double batchIds() { return address(batchIds_.data()); }

@@ -6,10 +6,17 @@ namespace gcl {
 
 void BalanceTree::add(int64_t time, int64_t delta) {
   total_ += delta;
+  if (addThroughFinger(time, delta)) return;
+  split_ = false;
   const Split split = insert(root_, height_, time, delta);
+  if (!split_) {
+    keepFinger();
+    return;
+  }
+  for (Finger& finger : fingers_) finger.leaf = kNone;
   if (split.node == kNone) return;
   Inner root;
-  const int64_t oldFirst = height_ == 0 ? leaves_[root_].time[0] : inners_[root_].first[0];
+  const int64_t oldFirst = height_ == 0 ? leaf(root_).time[0] : inners_[root_].first[0];
   root.first[0] = oldFirst;
   root.sum[0] = total_ - split.sum;
   root.child[0] = root_;
@@ -22,9 +29,54 @@ void BalanceTree::add(int64_t time, int64_t delta) {
   ++height_;
 }
 
+bool BalanceTree::addThroughFinger(int64_t time, int64_t delta) {
+  for (const Finger& finger : fingers_) {
+    if (finger.leaf == kNone || time >= finger.before) continue;
+    Leaf& leaf = this->leaf(finger.leaf);
+    if (leaf.count == 0 || time < leaf.time[0]) continue;
+    const int j =
+        static_cast<int>(std::lower_bound(leaf.time, leaf.time + leaf.count, time) - leaf.time);
+    if (j < leaf.count && leaf.time[j] == time) {
+      leaf.delta[j] += delta;
+    } else {
+      if (leaf.count + 1 >= kLeafSize) return false;  // it would split: the full descent
+      std::copy_backward(leaf.time + j, leaf.time + leaf.count, leaf.time + leaf.count + 1);
+      std::copy_backward(leaf.delta + j, leaf.delta + leaf.count, leaf.delta + leaf.count + 1);
+      leaf.time[j] = time;
+      leaf.delta[j] = delta;
+      ++leaf.count;
+    }
+    // time >= the leaf's first key >= each path child's first key: only the sums move.
+    for (int level = 1; level <= height_; ++level) {
+      inners_[finger.path[level].node].sum[finger.path[level].slot] += delta;
+    }
+    return true;
+  }
+  return false;
+}
+
+void BalanceTree::keepFinger() {
+  if (height_ > kMaxFingerHeight) return;
+  for (const Finger& finger : fingers_) {
+    if (finger.leaf == pathLeaf_) return;
+  }
+  Finger& finger = fingers_[nextFinger_];
+  nextFinger_ ^= 1;
+  finger.leaf = pathLeaf_;
+  finger.before = kMaxSafeInteger + 1;
+  for (int level = 1; level <= height_; ++level) {
+    finger.path[level] = path_[level];
+    const Inner& inner = inners_[path_[level].node];
+    if (finger.before == kMaxSafeInteger + 1 && path_[level].slot + 1 < inner.count) {
+      finger.before = inner.first[path_[level].slot + 1];
+    }
+  }
+}
+
 BalanceTree::Split BalanceTree::insert(uint32_t node, int level, int64_t time, int64_t delta) {
   if (level == 0) {
-    Leaf& leaf = leaves_[node];
+    pathLeaf_ = node;
+    Leaf& leaf = this->leaf(node);
     const int j =
         static_cast<int>(std::lower_bound(leaf.time, leaf.time + leaf.count, time) - leaf.time);
     if (j < leaf.count && leaf.time[j] == time) {
@@ -40,6 +92,7 @@ BalanceTree::Split BalanceTree::insert(uint32_t node, int level, int64_t time, i
   }
   Inner& inner = inners_[node];
   const int i = route(inner, time);
+  if (level <= kMaxFingerHeight) path_[level] = {node, i};
   inner.first[i] = std::min(inner.first[i], time);
   inner.sum[i] += delta;
   const uint32_t child = inner.child[i];
@@ -68,10 +121,10 @@ int BalanceTree::splitPoint(int count, int inserted) {
 }
 
 BalanceTree::Split BalanceTree::splitLeaf(uint32_t node, int inserted) {
-  leaves_.emplace_back();
-  const auto right = static_cast<uint32_t>(leaves_.size() - 1);
-  Leaf& left = leaves_[node];
-  Leaf& fresh = leaves_[right];
+  split_ = true;
+  const uint32_t right = newLeaf();
+  Leaf& left = leaf(node);
+  Leaf& fresh = leaf(right);
   const int keep = splitPoint(left.count, inserted);
   fresh.count = left.count - keep;
   std::copy(left.time + keep, left.time + left.count, fresh.time);
@@ -85,6 +138,7 @@ BalanceTree::Split BalanceTree::splitLeaf(uint32_t node, int inserted) {
 }
 
 BalanceTree::Split BalanceTree::splitInner(uint32_t node, int inserted) {
+  split_ = true;
   inners_.emplace_back();
   const auto right = static_cast<uint32_t>(inners_.size() - 1);
   Inner& left = inners_[node];
@@ -116,7 +170,7 @@ int64_t BalanceTree::at(int64_t time) const {
     subtree = inner.sum[i];
     node = inner.child[i];
   }
-  const Leaf& leaf = leaves_[node];
+  const Leaf& leaf = this->leaf(node);
   int64_t later = 0;
   for (int j = leaf.count - 1; j >= 0 && leaf.time[j] > time; --j) later += leaf.delta[j];
   return before + subtree - later;
@@ -130,8 +184,8 @@ void BalanceTree::curve(int64_t from, int64_t to, std::vector<BalancePoint>* out
     const Inner& inner = inners_[node];
     node = inner.child[route(inner, from)];
   }
-  for (; node != kNone; node = leaves_[node].next) {
-    const Leaf& leaf = leaves_[node];
+  for (; node != kNone; node = leaf(node).next) {
+    const Leaf& leaf = this->leaf(node);
     for (int j = 0; j < leaf.count; ++j) {
       if (leaf.time[j] <= from) continue;
       if (leaf.time[j] > to) return;
@@ -149,8 +203,8 @@ int64_t BalanceTree::firstBelow(int64_t threshold, int64_t from) const {
     const Inner& inner = inners_[node];
     node = inner.child[route(inner, from)];
   }
-  for (; node != kNone; node = leaves_[node].next) {
-    const Leaf& leaf = leaves_[node];
+  for (; node != kNone; node = leaf(node).next) {
+    const Leaf& leaf = this->leaf(node);
     for (int j = 0; j < leaf.count; ++j) {
       if (leaf.time[j] <= from) continue;
       value += leaf.delta[j];

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "gpu_credit_ledger/ledger.h"
@@ -16,7 +17,7 @@ namespace gcl {
 
 class BalanceTree {
  public:
-  BalanceTree() : leaves_(1) {}
+  BalanceTree() { newLeaf(); }
 
   // Adds `delta` to every balance from `time` on.
   void add(int64_t time, int64_t delta);
@@ -32,7 +33,8 @@ class BalanceTree {
   // leaves from `from`: O(log n + keys passed).
   int64_t firstBelow(int64_t threshold, int64_t from) const;
   size_t bytes() const {
-    return leaves_.capacity() * sizeof(Leaf) + inners_.capacity() * sizeof(Inner);
+    return leafBlocks_.size() * kLeavesPerBlock * sizeof(Leaf) +
+           leafBlocks_.capacity() * sizeof(leafBlocks_[0]) + inners_.capacity() * sizeof(Inner);
   }
 
  private:
@@ -58,6 +60,10 @@ class BalanceTree {
   };
 
   Split insert(uint32_t node, int level, int64_t time, int64_t delta);
+  // Adds through a finger if `time` routes to its leaf and the leaf has room; false if not.
+  bool addThroughFinger(int64_t time, int64_t delta);
+  // After a descent that split nothing: remembers its leaf and path as a finger.
+  void keepFinger();
   // A full node moves its keys from `splitPoint` on to a new right sibling; `inserted` is
   // where the key (or child) that filled it went.
   static int splitPoint(int count, int inserted);
@@ -69,8 +75,45 @@ class BalanceTree {
     return after == inner.first ? 0 : static_cast<int>(after - inner.first) - 1;
   }
 
-  std::vector<Leaf> leaves_;
+  // Leaves live in blocks that never move: a growing tree allocates a block now and then
+  // instead of copying every leaf each time a single array doubles (1 kB a leaf).
+  static constexpr uint32_t kLeavesPerBlock = 64;
+  Leaf& leaf(uint32_t i) { return leafBlocks_[i / kLeavesPerBlock][i % kLeavesPerBlock]; }
+  const Leaf& leaf(uint32_t i) const {
+    return leafBlocks_[i / kLeavesPerBlock][i % kLeavesPerBlock];
+  }
+  uint32_t newLeaf() {
+    if (leafCount_ % kLeavesPerBlock == 0) {
+      leafBlocks_.push_back(std::make_unique<Leaf[]>(kLeavesPerBlock));
+    }
+    return leafCount_++;
+  }
+
+  std::vector<std::unique_ptr<Leaf[]>> leafBlocks_;
+  uint32_t leafCount_ = 0;
   std::vector<Inner> inners_;
+  // Fingers: the leaves of recent descents with their paths. Updates arrive mostly at two
+  // places (a consumption at the head, the end of the grant it drew), so a key that
+  // routes to a finger's leaf is added there, and the sums on its path are updated,
+  // without descending again. A key routes to a leaf iff it is at or after the leaf's
+  // first key and before `before`, the first key of the nearest subtree to its right.
+  // Only a split moves such bounds (a key lands before a subtree's first key only in a
+  // leftmost child), so every split drops the fingers.
+  static constexpr int kMaxFingerHeight = 12;
+  struct PathStep {
+    uint32_t node;
+    int32_t slot;
+  };
+  struct Finger {
+    uint32_t leaf = kNone;
+    int64_t before = 0;
+    PathStep path[kMaxFingerHeight + 1];  // path[level] for levels 1..height_
+  };
+  Finger fingers_[2];
+  int nextFinger_ = 0;
+  PathStep path_[kMaxFingerHeight + 1];  // the current descent (insert)
+  uint32_t pathLeaf_ = kNone;
+  bool split_ = false;  // the current descent split a node
   uint32_t root_ = 0;
   int height_ = 0;  // 0: the root is a leaf
   int64_t total_ = 0;

@@ -96,6 +96,10 @@ class Engine {
   virtual void balanceCurve(int64_t from, int64_t to, std::vector<BalancePoint>* out) const = 0;
   // Heap bytes held by the engine's own structures.
   virtual size_t bytes() const = 0;
+  // Room for `count` more consumptions (Ledger::reserve); a hint, changes no answer.
+  virtual void reserve(size_t /*count*/) {}
+  // Bytes reserve(count) adds at most.
+  virtual size_t reserveBytes(size_t /*count*/) const { return 0; }
 
   // What the previews (preview.cpp) and the grant lifecycle (grant_lifecycle.cpp) need.
   virtual EngineKind kind() const = 0;

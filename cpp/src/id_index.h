@@ -4,12 +4,21 @@
 #ifndef GPU_CREDIT_LEDGER_ID_INDEX_H_
 #define GPU_CREDIT_LEDGER_ID_INDEX_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace gcl {
+
+// Makes room for `count` more elements, at least doubling the capacity when it grows: a
+// bulk load reserves once, and many small reservations stay amortized O(1) per element.
+template <typename Container>
+void reserveMore(Container& c, size_t count) {
+  const size_t need = c.size() + count;
+  if (need > c.capacity()) c.reserve(std::max(need, 2 * c.capacity()));
+}
 
 class IdIndex {
  public:
@@ -28,6 +37,11 @@ class IdIndex {
     }
   }
 
+  // Reads the slot where find(id) starts probing and returns its content, which means
+  // nothing: a bulk loader calls it for a run of upcoming ids so that their cache misses
+  // overlap instead of each stalling its own call.
+  uint32_t touch(std::string_view id) const { return slots_[hash(id) & (slots_.size() - 1)].index; }
+
   // Appends an id known to be absent and returns its index.
   uint32_t add(std::string_view id) {
     // Up to 70% full: the tags keep probes cheap, and slots are a large share of memory.
@@ -37,6 +51,23 @@ class IdIndex {
     ends_.push_back(arena_.size());
     place(index);
     return index;
+  }
+
+  // Room for `count` more ids of `bytes` bytes in all: the slots grow to their final
+  // size once (one rehash) instead of doubling step by step.
+  void reserve(size_t count, size_t bytes) {
+    reserveMore(arena_, bytes);
+    reserveMore(ends_, count);
+    const size_t slots = slotsFor(size() + count);
+    if (slots <= slots_.size()) return;
+    slots_.assign(slots, Slot{kEmpty, 0});
+    for (uint32_t i = 0; i < size(); ++i) place(i);
+  }
+  // What reserve(count, bytes) would add to bytes(), at most.
+  size_t reserveBytes(size_t count, size_t bytes) const {
+    return std::max(arena_.size() + bytes, 2 * arena_.capacity()) +
+           std::max(ends_.size() + count, 2 * ends_.capacity()) * sizeof(uint64_t) +
+           slotsFor(size() + count) * sizeof(Slot);
   }
 
   std::string_view at(uint32_t index) const {
@@ -70,6 +101,12 @@ class IdIndex {
     size_t slot = h & mask;
     while (slots_[slot].index != kEmpty) slot = (slot + 1) & mask;
     slots_[slot] = {index, static_cast<uint32_t>(h >> 32)};
+  }
+  // The table size (a power of two) that holds `count` ids at most 70% full.
+  size_t slotsFor(size_t count) const {
+    size_t slots = slots_.size();
+    while (count * 10 > slots * 7) slots *= 2;
+    return slots;
   }
   void grow() {
     slots_.assign(slots_.size() * 2, Slot{kEmpty, 0});

@@ -491,6 +491,22 @@ int64_t IncrementalEngine::drawnThrough(uint32_t grant, int64_t timestamp) const
   return drawn;
 }
 
+// Bytes per consumption of the arrays reserve() grows: amount_, timestamp_, draws_,
+// order_ and touchSlot_.
+constexpr size_t kBytesPerConsumption = 8 + 8 + sizeof(DrawList) + 4 + 4;
+
+void IncrementalEngine::reserve(size_t count) {
+  reserveMore(amount_, count);
+  reserveMore(timestamp_, count);
+  reserveMore(draws_, count);
+  reserveMore(order_, count);
+  reserveMore(touchSlot_, count);
+}
+
+size_t IncrementalEngine::reserveBytes(size_t count) const {
+  return std::max(amount_.size() + count, 2 * amount_.capacity()) * kBytesPerConsumption;
+}
+
 size_t IncrementalEngine::bytes() const {
   // O(1): counted draws stand in for the per-grant drawer lists and spilled draw lists.
   return amount_.capacity() * 8 + timestamp_.capacity() * 8 + draws_.capacity() * sizeof(DrawList) +

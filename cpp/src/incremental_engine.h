@@ -44,6 +44,8 @@ class IncrementalEngine final : public Engine {
   }
 
   size_t bytes() const override;
+  void reserve(size_t count) override;
+  size_t reserveBytes(size_t count) const override;
   EngineKind kind() const override { return EngineKind::kIncremental; }
   // A backdated dry run walks the same re-draws as consume() and then rolls them back.
   bool wouldAccept(int64_t amount, int64_t timestamp) override;

@@ -1,5 +1,7 @@
 #include "gpu_credit_ledger/ledger.h"
 
+#include <algorithm>
+
 #include "engine.h"
 #include "headroom.h"
 #include "incremental_engine.h"
@@ -210,6 +212,23 @@ GrantRecord Ledger::grant(size_t index) const {
 ConsumptionRecord Ledger::consumption(size_t index) const {
   const auto c = static_cast<uint32_t>(index);
   return {eventIds_->at(c), engine_->amountOf(c), engine_->timestampOf(c)};
+}
+
+void Ledger::reserve(size_t consumptions) {
+  // Never past the event limit: the ids beyond it could not be accepted anyway.
+  const size_t room = kMaxEvents - std::min(kMaxEvents, grantCount() + consumptionCount());
+  const size_t count = std::min(consumptions, room);
+  if (count == 0) return;
+  eventIds_->reserve(count, 0);
+  engine_->reserve(count);
+}
+
+void Ledger::prefetchId(std::string_view id, bool grant) const {
+  prefetched_ += (grant ? grants_->ids : *eventIds_).touch(id);
+}
+
+size_t Ledger::reserveBytes(size_t consumptions) const {
+  return eventIds_->reserveBytes(consumptions, 0) + engine_->reserveBytes(consumptions);
 }
 
 size_t Ledger::memoryBytes() const {

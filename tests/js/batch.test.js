@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { GPULedger } from 'gpu-credit-ledger';
 import { mulberry32, thrown } from './helpers.js';
+import { OracleLedger } from './oracle.js';
 
 const BASE_SEED = Number(process.env.GCL_DIFF_SEED ?? 20261130);
 
@@ -132,6 +133,90 @@ describe('applyBatch', () => {
     batch.dispose();
     single.dispose();
   });
+
+  // Bulk-load shapes: in-order runs (the core reserves room for the whole batch and looks
+  // ids up a run ahead), a backdated consumption in the middle of a run, grants arriving
+  // after consumptions in their window, repeated ids and bad values; a second batch onto
+  // the loaded ledger. Checked against the single calls and the brute-force oracle.
+  for (let round = 0; round < 6; round++) {
+    const seed = BASE_SEED + 1000 + round;
+    it(`loads in-order runs with backdated events and late grants as the single calls and the oracle (seed ${seed})`, () => {
+      const random = mulberry32(seed);
+      const oracle = new OracleLedger();
+      const batches = [[], []];
+      let head = 0;
+      for (let i = 0; i < 1600; i++) {
+        const events = batches[i < 1000 ? 0 : 1];
+        const roll = random();
+        head += Math.floor(random() * 3);
+        if (roll < 0.1) {
+          // Some grants start well before the head: consumptions in their window already exist.
+          const startTime = Math.max(0, head - (roll < 0.03 ? Math.floor(random() * 300) : 0));
+          events.push({
+            kind: 'grant',
+            grantId: `g${i}`,
+            amount: 5 + Math.floor(random() * 80),
+            startTime,
+            endTime: startTime + 20 + Math.floor(random() * 400),
+          });
+        } else if (roll < 0.8) {
+          events.push({ kind: 'consume', eventId: `c${i}`, amount: 1 + Math.floor(random() * 4), timestamp: head });
+        } else if (roll < 0.9) {
+          events.push({
+            kind: 'consume',
+            eventId: `b${i}`,
+            amount: 1 + Math.floor(random() * 4),
+            timestamp: Math.max(0, head - Math.floor(random() * 200)),
+          });
+        } else if (roll < 0.95 && i > 0) {
+          const earlier = (batches[0].length > 0 && random() < 0.5 ? batches[0] : events).at(-1) ?? {
+            kind: 'consume',
+            eventId: 'x',
+            amount: 1,
+            timestamp: 0,
+          };
+          events.push(random() < 0.5 ? earlier : { ...earlier, amount: (earlier.amount ?? 1) + 1 });
+        } else {
+          events.push({ kind: 'consume', eventId: `v${i}`, amount: random() < 0.5 ? 0 : 1.5, timestamp: head });
+        }
+      }
+      const batch = new GPULedger();
+      const single = new GPULedger();
+      for (const events of batches) {
+        const results = batch.applyBatch(events).map(describeResult);
+        expect(results, `seed ${seed}`).toEqual(applySingly(single, events).map(describeResult));
+        // The oracle takes valid values only (the bad ones here are amounts); its decisions,
+        // identical retries and DUPLICATE_ID included, must match.
+        results.forEach((result, i) => {
+          const event = events[i];
+          const where = `seed ${seed}, ${JSON.stringify(event)}`;
+          if (!Number.isSafeInteger(event.amount) || event.amount < 1) {
+            expect(result.error, where).toBe('RangeError');
+            return;
+          }
+          let expected;
+          try {
+            expected =
+              event.kind === 'grant'
+                ? (oracle.addGrant(event.grantId, event.amount, event.startTime, event.endTime), true)
+                : oracle.consume(event.eventId, event.amount, event.timestamp);
+          } catch (error) {
+            expected = { code: error.code };
+          }
+          if (typeof expected === 'boolean') expect(result, where).toBe(expected);
+          else expect(result.code, where).toBe(expected.code);
+        });
+      }
+      expect(observe(batch), `seed ${seed}`).toEqual(observe(single));
+      const last = head + 500;
+      for (let t = 0; t <= last; t += 13) expect(batch.getBalance(t), `seed ${seed}, t ${t}`).toBe(oracle.getBalance(t));
+      for (const { eventId } of batch.toJSON().consumptions) {
+        expect(batch.allocations(eventId), `seed ${seed}, ${eventId}`).toEqual(oracle.allocations(eventId));
+      }
+      batch.dispose();
+      single.dispose();
+    });
+  }
 
   it('refuses a non-array with a TypeError and changes nothing', () => {
     const ledger = new GPULedger();

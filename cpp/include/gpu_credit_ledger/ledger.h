@@ -202,6 +202,16 @@ class Ledger {
   ConsumptionRecord consumption(size_t index) const;
   // Heap bytes held by this ledger (ids, grants, engine), for memory budgets.
   size_t memoryBytes() const;
+  // Bulk loading: makes room at once for `consumptions` more accepted consumptions (their
+  // ids, the engine's per-consumption arrays), so that loading that many does not grow
+  // and copy them step by step. Changes no answer; memoryBytes() counts the room.
+  void reserve(size_t consumptions);
+  // What reserve(consumptions) would add to memoryBytes(), at most.
+  size_t reserveBytes(size_t consumptions) const;
+  // Bulk loading: reads where the id tables would look `id` up (the grant ids or the
+  // event ids), so that a loader touching the next few events' ids first has their
+  // cache misses overlap. Changes nothing observable.
+  void prefetchId(std::string_view id, bool grant) const;
 
   // --- Customer-facing previews (cpp/src/preview.cpp) ---
 
@@ -343,6 +353,8 @@ class Ledger {
   // reallocationFrom_ on were accepted by that call.
   std::unique_ptr<RedrawLog> redrawLog_;
   size_t reallocationFrom_ = 0;
+  // Where prefetchId's reads go, so that the compiler keeps them.
+  mutable uint32_t prefetched_ = 0;
 };
 
 // True when `id` is non-empty, at most kMaxIdBytes and well-formed UTF-8 (no surrogates,
