@@ -16,6 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mixedCalls, snapshotOf } from './generators.mjs';
 
 const here = fileURLToPath(import.meta.url);
 
@@ -23,53 +24,6 @@ if (process.argv[2] === '--child') {
   await child(process.argv[3], process.argv[4]);
 } else {
   parent();
-}
-
-function mulberry32(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-// The shape of the native bench's mixed workload at the seed's scale (bench/workloads.cpp).
-function mixedCalls(count, seed) {
-  const random = mulberry32(seed);
-  const between = (low, high) => low + Math.floor(random() * (high - low + 1));
-  const calls = [];
-  let now = 0;
-  let grants = 0;
-  let consumptions = 0;
-  for (let i = 0; i < count; i++) {
-    now += between(0, 3);
-    const roll = between(0, 9);
-    if (roll < 2) {
-      const start = now + between(0, 10);
-      calls.push(['grant', `g${grants++}`, between(2000, 6000), start, start + between(1000, 3000)]);
-    } else if (roll < 9) {
-      const at = random() < 0.1 ? Math.max(0, now - between(1, 200)) : now;
-      calls.push(['consume', `c${consumptions++}`, between(1, 1999), at]);
-    } else {
-      calls.push(['balance', between(0, now)]);
-    }
-  }
-  return { calls, end: now };
-}
-
-// The bench's bulk-loading ledger (bench/load_bench.mjs): one grant in ten, the rest unit
-// consumptions in time order.
-function snapshotOf(n) {
-  const grants = [];
-  const consumptions = [];
-  for (let i = 0; i < n; i++) {
-    if (i % 10 === 0) grants.push({ grantId: `g${i}`, amount: 1000, startTime: i, endTime: i + 500 });
-    else consumptions.push({ eventId: `c${i}`, amount: 1, timestamp: i });
-  }
-  return { format: 'gpu-credit-ledger', version: 2, horizon: 0, grants, consumptions };
 }
 
 async function child(kind, file) {
@@ -93,9 +47,9 @@ async function child(kind, file) {
   if (kind === 'calls') {
     ledger = new GPULedger();
     for (const call of prepared.calls) {
-      if (call[0] === 'grant') ledger.addGrant(call[1], call[2], call[3], call[4]);
-      else if (call[0] === 'consume') ledger.consume(call[1], call[2], call[3]);
-      else ledger.getBalance(call[1]);
+      if (call.kind === 'grant') ledger.addGrant(call.grantId, call.amount, call.startTime, call.endTime);
+      else if (call.kind === 'consume') ledger.consume(call.eventId, call.amount, call.timestamp);
+      else ledger.getBalance(call.at);
     }
     at = prepared.end;
   } else {

@@ -5,17 +5,7 @@
 //   20% grants: 50-500 credits, starting now, valid for 2,000-20,000 time units;
 //   80% consumptions: 1-20 credits, now, or (1 in 10) backdated up to 1,000 units.
 // Deterministic (a fixed-seed generator), so every run sees the same calls.
-
-function random32(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from './generators.mjs';
 
 /**
  * Feeds `events` events into `ledger`, calling compact(latest - window) every `every`
@@ -27,7 +17,7 @@ export function runHorizonStream(
   ledger,
   { events, every, window, seed = 7, beforeCompact = () => {}, observe = () => {}, sampleEvery = every },
 ) {
-  const random = random32(seed);
+  const random = mulberry32(seed);
   const int = (lo, hi) => lo + Math.floor(random() * (hi - lo + 1));
   let accepted = 0;
   let compactSeconds = 0;

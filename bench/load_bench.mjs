@@ -3,32 +3,11 @@
 // chunk) against one call per event, and what a write followed by a headroom query costs.
 //   node bench/load_bench.mjs [--quick]      (--quick leaves out 10^6)
 import { GPULedger } from 'gpu-credit-ledger';
+import { eventsOf, snapshotOf } from './generators.mjs';
 
 const quick = process.argv.includes('--quick');
 const sizes = quick ? [1e4, 1e5] : [1e4, 1e5, 1e6];
 const seconds = (start) => Number(process.hrtime.bigint() - start) / 1e9;
-
-// A ledger of n events as its snapshot: one grant in ten (1,000 credits over 500 time
-// units), the rest unit consumptions in time order, all fundable.
-function snapshotOf(n) {
-  const grants = [];
-  const consumptions = [];
-  for (let i = 0; i < n; i++) {
-    if (i % 10 === 0) grants.push({ grantId: `g${i}`, amount: 1000, startTime: i, endTime: i + 500 });
-    else consumptions.push({ eventId: `c${i}`, amount: 1, timestamp: i });
-  }
-  return { format: 'gpu-credit-ledger', version: 2, horizon: 0, grants, consumptions };
-}
-
-// The same events in arrival order, as applyBatch takes them.
-function eventsOf(n) {
-  const events = [];
-  for (let i = 0; i < n; i++) {
-    if (i % 10 === 0) events.push({ kind: 'grant', grantId: `g${i}`, amount: 1000, startTime: i, endTime: i + 500 });
-    else events.push({ kind: 'consume', eventId: `c${i}`, amount: 1, timestamp: i });
-  }
-  return events;
-}
 
 function best(repeats, run) {
   let fastest = Infinity;

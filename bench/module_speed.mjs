@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runFactory } from '../lib/instantiate.js';
 import { makeApi } from '../lib/ledger.js';
+import { mixedCalls } from './generators.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -22,47 +23,13 @@ const events = option('--events', 1e5);
 const rounds = option('--rounds', 5);
 if (args.length === 0) throw new Error('usage: node bench/module_speed.mjs DIR [DIR ...] [--events N] [--rounds R]');
 
-function mulberry32(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-// The mixed workload (bench/workloads.cpp): 20% grants, 70% consumptions (one in ten
-// backdated by up to 200), 10% balance queries.
-function mixed(count, seed) {
-  const random = mulberry32(seed);
-  const between = (low, high) => low + Math.floor(random() * (high - low + 1));
-  const calls = [];
-  let now = 0;
-  for (let i = 0; i < count; i++) {
-    now += between(0, 3);
-    const roll = between(0, 9);
-    if (roll < 2) {
-      const start = now + between(0, 10);
-      calls.push({ kind: 'grant', grantId: `g${i}`, amount: between(2000, 6000), startTime: start, endTime: start + between(1000, 3000) });
-    } else if (roll < 9) {
-      const at = random() < 0.1 ? Math.max(0, now - between(1, 200)) : now;
-      calls.push({ kind: 'consume', eventId: `c${i}`, amount: between(1, 1999), timestamp: at });
-    } else {
-      calls.push({ kind: 'balance', at: between(0, now) });
-    }
-  }
-  return calls;
-}
-
 async function load(dir) {
   const glue = await import(pathToFileURL(resolve(dir, 'gpu_credit_ledger.mjs')).href);
   const bytes = readFileSync(resolve(dir, 'gpu_credit_ledger.wasm'));
   return makeApi(await runFactory(glue.default, (imports) => WebAssembly.instantiate(bytes, imports)));
 }
 
-const calls = mixed(events, 4);
+const { calls } = mixedCalls(events, 4);
 const writes = calls.filter((c) => c.kind !== 'balance');
 const builds = [];
 for (const dir of args) builds.push({ dir, api: await load(dir), single: Infinity, batch: Infinity, answer: null });
