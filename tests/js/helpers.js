@@ -79,3 +79,15 @@ export const PROBE = {
   from: 0,
   to: 40,
 };
+
+// What reallocated() must say after a call, from full reads before and after it: the
+// consumptions accepted before whose allocations differ now, in replay order.
+export function expectedReallocations(oracle, before) {
+  const moved = [];
+  for (const c of oracle.accepted) {
+    const was = before.get(c.eventId);
+    const now = oracle.allocations(c.eventId);
+    if (was !== undefined && JSON.stringify(was) !== JSON.stringify(now)) moved.push({ ...c, allocations: now });
+  }
+  return moved.sort((a, b) => a.timestamp - b.timestamp); // stable: ties stay in acceptance order
+}

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { GPULedger as MainLedger, LedgerError } from 'gpu-credit-ledger';
 import { gunzip } from '../../lib/inflate.js';
 import { inlinedWasm, instantiateInlined } from '../../dist/gpu_credit_ledger_wasm.mjs';
-import { SEED_EXAMPLE_1, runSeed, seedResults } from './fixtures/seed.js';
+import { SEED_EXAMPLE_1, seedOutcome, seedResults } from './fixtures/seed.js';
 import { mulberry32 } from './helpers.js';
 
 const wasmBytes = readFileSync(
@@ -89,15 +89,6 @@ describe('lib/inflate.js gunzip', () => {
   });
 });
 
-// Seed example 1: each call's result, then the balances it states, then the curve.
-function seed(GPULedger) {
-  const ledger = new GPULedger();
-  const result = [...runSeed(ledger, SEED_EXAMPLE_1), ...SEED_EXAMPLE_1.balances.map(([t]) => ledger.getBalance(t))];
-  const curve = ledger.balanceCurve(0, 20);
-  ledger.dispose();
-  return { result, curve };
-}
-
 // What lib/inline-wasm.js may find in a platform: Node (zlib), a browser or worker
 // (atob, DecompressionStream), or neither (its own inflate).
 const platforms = {
@@ -118,13 +109,16 @@ describe('the inlined module', () => {
       expect(Buffer.from(bytes).equals(wasmBytes)).toBe(true);
       const { GPULedger } = await instantiateInlined(platform);
       expect(GPULedger).not.toBe(MainLedger); // a module instance of its own
-      expect(seed(GPULedger)).toEqual(seed(MainLedger));
+      expect(seedOutcome(GPULedger)).toEqual(seedOutcome(MainLedger));
       // One LedgerError class for every entry: the bundle shares lib/errors.js.
       const ledger = new GPULedger();
       ledger.addGrant('g1', 1, 0, 1);
       expect(() => ledger.addGrant('g1', 2, 0, 1)).toThrow(LedgerError);
       ledger.dispose();
-      expect(seed(GPULedger).result).toEqual([...seedResults(SEED_EXAMPLE_1), ...SEED_EXAMPLE_1.balances.map(([, balance]) => balance)]);
+      expect(seedOutcome(GPULedger).result).toEqual([
+        ...seedResults(SEED_EXAMPLE_1),
+        ...SEED_EXAMPLE_1.balances.map(([, balance]) => balance),
+      ]);
     });
   }
 });

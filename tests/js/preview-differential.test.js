@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { GPULedger } from 'gpu-credit-ledger';
 import { PendingOracle } from './pending-oracle.js';
-import { mulberry32, outcome } from './helpers.js';
+import { expectedReallocations, mulberry32, outcome } from './helpers.js';
 
 const BASE_SEED = Number(process.env.GCL_DIFF_SEED ?? 20240606);
 
@@ -22,18 +22,6 @@ const reportsReallocations = (method, args) =>
 
 // Every accepted consumption's allocations, by id, as the oracle replays them.
 const oracleAllocations = (oracle) => new Map(oracle.accepted.map((c) => [c.eventId, oracle.allocations(c.eventId)]));
-
-// What reallocated() must say after a call, from full reads before and after it: the
-// consumptions accepted before whose allocations differ now, in replay order.
-function expectedReallocations(oracle, before) {
-  const moved = [];
-  for (const c of oracle.accepted) {
-    const was = before.get(c.eventId);
-    const now = oracle.allocations(c.eventId);
-    if (was !== undefined && JSON.stringify(was) !== JSON.stringify(now)) moved.push({ ...c, allocations: now });
-  }
-  return moved.sort((a, b) => a.timestamp - b.timestamp); // stable: ties stay in acceptance order
-}
 
 const formatArg = (value) => (typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value)));
 

@@ -8,24 +8,13 @@
 import { describe, expect, it } from 'vitest';
 import { GPULedger } from 'gpu-credit-ledger';
 import { HorizonOracle } from './horizon-oracle.js';
-import { mulberry32, outcome } from './helpers.js';
+import { expectedReallocations, mulberry32, outcome } from './helpers.js';
 
 const BASE_SEED = Number(process.env.GCL_DIFF_SEED ?? 20261130);
 
 function normalize(result) {
   if (!('error' in result)) return { value: result.value };
   return { threw: result.error.code ?? result.error.constructor.name };
-}
-
-// The consumptions accepted before a call whose allocations differ after it, in replay order.
-function expectedReallocations(oracle, before) {
-  const moved = [];
-  for (const c of oracle.accepted) {
-    const was = before.get(c.eventId);
-    const now = oracle.allocations(c.eventId);
-    if (was !== undefined && JSON.stringify(was) !== JSON.stringify(now)) moved.push({ ...c, allocations: now });
-  }
-  return moved.sort((a, b) => a.timestamp - b.timestamp);
 }
 
 const writes = ['addGrant', 'consume', 'submit', 'voidGrant', 'setGrantEnd', 'cancelPending'];

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GPULedger as MainLedger } from 'gpu-credit-ledger';
-import { SEED_EXAMPLE_1, runSeed, seedResults } from './fixtures/seed.js';
+import { SEED_EXAMPLE_1, seedOutcome, seedResults } from './fixtures/seed.js';
 
 const wasmPath = createRequire(import.meta.url)
   .resolve('gpu-credit-ledger/package.json')
@@ -22,14 +22,6 @@ async function freshLoader() {
 
 // Seed example 1 (tests/js/fixtures/seed.js): each call's result, then the balances it states.
 const SEED_OUTCOME = [...seedResults(SEED_EXAMPLE_1), ...SEED_EXAMPLE_1.balances.map(([, balance]) => balance)];
-
-function seed(GPULedger) {
-  const ledger = new GPULedger();
-  const result = [...runSeed(ledger, SEED_EXAMPLE_1), ...SEED_EXAMPLE_1.balances.map(([t]) => ledger.getBalance(t))];
-  const curve = ledger.balanceCurve(0, 20);
-  ledger.dispose();
-  return { result, curve };
-}
 
 let server;
 let origin;
@@ -52,15 +44,15 @@ describe('gpu-credit-ledger/wasm-file', () => {
   it('reads the .wasm beside the module and answers like the main entry', async () => {
     const loadLedger = await freshLoader();
     const { GPULedger } = await loadLedger();
-    expect(seed(GPULedger)).toEqual(seed(MainLedger));
-    expect(seed(GPULedger).result).toEqual(SEED_OUTCOME);
+    expect(seedOutcome(GPULedger)).toEqual(seedOutcome(MainLedger));
+    expect(seedOutcome(GPULedger).result).toEqual(SEED_OUTCOME);
     expect((await loadLedger()).GPULedger).toBe(GPULedger); // loaded once
   });
 
   it('takes the bytes', async () => {
     const loadLedger = await freshLoader();
     const { GPULedger } = await loadLedger({ wasm: new Uint8Array(wasmBytes) });
-    expect(seed(GPULedger).result).toEqual(SEED_OUTCOME);
+    expect(seedOutcome(GPULedger).result).toEqual(SEED_OUTCOME);
   });
 
   it('compiles while downloading when the server sends application/wasm', async () => {
@@ -68,7 +60,7 @@ describe('gpu-credit-ledger/wasm-file', () => {
     const loadLedger = await freshLoader();
     const { GPULedger } = await loadLedger({ wasm: new URL('/wasm', origin) });
     expect(streaming).toHaveBeenCalledTimes(1);
-    expect(seed(GPULedger).result).toEqual(SEED_OUTCOME);
+    expect(seedOutcome(GPULedger).result).toEqual(SEED_OUTCOME);
   });
 
   it('compiles the downloaded bytes when the server sends another type', async () => {
@@ -76,7 +68,7 @@ describe('gpu-credit-ledger/wasm-file', () => {
     const loadLedger = await freshLoader();
     const { GPULedger } = await loadLedger({ wasm: `${origin}/octet` });
     expect(streaming).not.toHaveBeenCalled();
-    expect(seed(GPULedger).result).toEqual(SEED_OUTCOME);
+    expect(seedOutcome(GPULedger).result).toEqual(SEED_OUTCOME);
   });
 
   it('rejects bad options clearly', async () => {
@@ -94,7 +86,7 @@ describe('gpu-credit-ledger/wasm-file', () => {
     await expect(loadLedger({ wasm: `${origin}/missing` })).rejects.toThrow(/HTTP 404/);
     await expect(loadLedger({ wasm: 'file:///nonexistent/gpu_credit_ledger.wasm' })).rejects.toThrow(/ENOENT/);
     const { GPULedger } = await loadLedger({ wasm: `${origin}/wasm` });
-    expect(seed(GPULedger).result).toEqual(SEED_OUTCOME);
+    expect(seedOutcome(GPULedger).result).toEqual(SEED_OUTCOME);
     expect(requests - before).toBe(2);
   });
 });
