@@ -20,6 +20,13 @@ bool HeapShare::allows(CallCost cost) const {
   return heldByAllLedgers + extra + kHeapSlackBytes <= emscripten_get_heap_max();
 }
 
+size_t HeapShare::spareBytes(CallCost cost) const {
+  const size_t extra = cost == CallCost::kGrow ? held_ : 2 * held_;
+  const size_t needed = heldByAllLedgers + extra + kHeapSlackBytes;
+  const size_t max = emscripten_get_heap_max();
+  return needed < max ? max - needed : 0;
+}
+
 bool HeapShare::allowsBytes(size_t extra) const {
   return heldByAllLedgers + held_ + extra + kHeapSlackBytes <= emscripten_get_heap_max();
 }

@@ -31,6 +31,9 @@ class HeapShare {
 
   // Whether a call of this cost fits under the heap's ceiling.
   bool allows(CallCost cost) const;
+  // What is left under the ceiling beyond a call of this cost's worst case: the room an
+  // optional index may take (gcl::Ledger::setIndexAllowance).
+  size_t spareBytes(CallCost cost) const;
   // Whether this ledger may grow by `extra` bytes while still holding a copy of itself
   // (a reserve reallocates its arrays): a bulk load's one-time reservation.
   bool allowsBytes(size_t extra) const;

@@ -28,7 +28,7 @@ double WasmLedger::idBuffer() {
 }
 
 int WasmLedger::addGrant(int idLength, double amount, double startTime, double endTime) {
-  if (!heap_.allows(CallCost::kGrow)) return static_cast<int>(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kGrow)) return static_cast<int>(gcl::Status::kOutOfMemory);
   const gcl::Status status =
       ledger_.addGrant(id(idLength), toInt64(amount), toInt64(startTime), toInt64(endTime));
   account();
@@ -36,7 +36,7 @@ int WasmLedger::addGrant(int idLength, double amount, double startTime, double e
 }
 
 int WasmLedger::consume(int idLength, double amount, double timestamp) {
-  if (!heap_.allows(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
   bool accepted = false;
   const gcl::Status status =
       ledger_.consume(id(idLength), toInt64(amount), toInt64(timestamp), &accepted);
@@ -59,7 +59,7 @@ WasmLedger::val WasmLedger::allocations(int idLength) const {
 
 int WasmLedger::balanceCurve(double from, double to) {
   curve_.clear();
-  if (!heap_.allows(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
   const gcl::Status status = ledger_.balanceCurve(toInt64(from), toInt64(to), &points_);
   if (status != gcl::Status::kOk) return failureCode(status);
   encodeCurve(points_, &curve_);
@@ -78,7 +78,7 @@ WasmLedger::val WasmLedger::grants() const { return encodeGrants(ledger_); }
 WasmLedger::val WasmLedger::consumptions() const { return encodeConsumptions(ledger_); }
 
 double WasmLedger::headroom(double timestamp) {
-  if (!heap_.allows(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
   int64_t amount = 0;
   const gcl::Status status = ledger_.headroom(toInt64(timestamp), &amount);
   account();
@@ -87,7 +87,7 @@ double WasmLedger::headroom(double timestamp) {
 }
 
 WasmLedger::val WasmLedger::tryConsume(int idLength, double amount, double timestamp, bool dryRun) {
-  if (!heap_.allows(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
   gcl::ConsumeResult result;
   const gcl::Status status =
       ledger_.tryConsume(id(idLength), toInt64(amount), toInt64(timestamp), dryRun, &result);
@@ -121,7 +121,7 @@ WasmLedger::val WasmLedger::nextBelow(double threshold, double from) const {
 }
 
 WasmLedger::val WasmLedger::voidGrant(int idLength) {
-  if (!heap_.allows(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
   gcl::GrantChange change;
   const gcl::Status status = ledger_.voidGrant(id(idLength), &change);
   account();
@@ -130,7 +130,7 @@ WasmLedger::val WasmLedger::voidGrant(int idLength) {
 }
 
 WasmLedger::val WasmLedger::setGrantEnd(int idLength, double endTime) {
-  if (!heap_.allows(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
   gcl::GrantChange change;
   const gcl::Status status = ledger_.setGrantEnd(id(idLength), toInt64(endTime), &change);
   account();
@@ -139,7 +139,7 @@ WasmLedger::val WasmLedger::setGrantEnd(int idLength, double endTime) {
 }
 
 int WasmLedger::submit(int idLength, double amount, double timestamp) {
-  if (!heap_.allows(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
   gcl::SubmitOutcome outcome = gcl::SubmitOutcome::kQueued;
   const gcl::Status status =
       ledger_.submit(id(idLength), toInt64(amount), toInt64(timestamp), &outcome);
@@ -179,7 +179,7 @@ void WasmLedger::clearReallocated() { ledger_.clearReallocated(); }
 
 WasmLedger::val WasmLedger::compact(double horizon) {
   // Rebuilds the kept state beside the old one before freeing it.
-  if (!heap_.allows(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
   gcl::CompactResult result;
   const gcl::Status status = ledger_.compact(toInt64(horizon), &result);
   account();
@@ -190,7 +190,7 @@ WasmLedger::val WasmLedger::compact(double horizon) {
 double WasmLedger::horizon() const { return static_cast<double>(ledger_.horizon()); }
 
 int WasmLedger::restoreGrant(int idLength, double amount, double startTime, double endTime) {
-  if (!heap_.allows(CallCost::kGrow)) return static_cast<int>(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kGrow)) return static_cast<int>(gcl::Status::kOutOfMemory);
   const gcl::Status status =
       ledger_.restoreGrant(id(idLength), toInt64(amount), toInt64(startTime), toInt64(endTime));
   account();
@@ -260,7 +260,7 @@ void WasmLedger::applyBatch(int count) {
 __attribute__((noinline)) int32_t WasmLedger::applyBatchEvent(uint8_t kind, std::string_view id,
                                                               const double* numbers) {
   // The same budget check and accounting as each single call.
-  if (!heap_.allows(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
   const int64_t amount = toInt64(numbers[0]);
   gcl::Status status = gcl::Status::kOk;
   bool accepted = true;
@@ -274,6 +274,13 @@ __attribute__((noinline)) int32_t WasmLedger::applyBatchEvent(uint8_t kind, std:
   account();
   if (status != gcl::Status::kOk) return failureCode(status);
   return accepted ? 1 : 0;
+}
+
+bool WasmLedger::admit(CallCost cost) {
+  if (!heap_.allows(cost)) return false;
+  // What the call may take beyond its worst case goes to the optional headroom index.
+  ledger_.setIndexAllowance(heap_.spareBytes(cost));
+  return true;
 }
 
 void WasmLedger::account() {

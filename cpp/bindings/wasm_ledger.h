@@ -110,6 +110,9 @@ class WasmLedger {
     return static_cast<double>(reinterpret_cast<uintptr_t>(p));
   }
   // Records the ledger's size in the heap budget after a call that may have changed it.
+  // Whether a call of this cost fits the heap budget; if so, hands the ledger what is
+  // left beyond it for optional indexes.
+  bool admit(CallCost cost);
   void account();
   // One event of applyBatch: its result.
   int32_t applyBatchEvent(uint8_t kind, std::string_view id, const double* numbers);

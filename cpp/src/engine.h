@@ -83,6 +83,11 @@ class Engine {
   // Where the engine notes the accepted consumptions it re-draws (nowhere by default). A
   // consumption accepted by the same call and dry runs are not noted.
   void setRedrawLog(RedrawLog* log) { redrawLog_ = log; }
+  // Bytes the engine may allocate for an optional structure inside one call (the headroom
+  // index a backdated call may build to bound its retries). Where it would not fit, the
+  // engine decides without it, as exactly and at the cost of a full re-draw. Unlimited
+  // by default; the WebAssembly bindings set it from the heap budget before each call.
+  void setIndexAllowance(size_t bytes) { indexAllowance_ = bytes; }
   // Grant `grant` was just appended to the table.
   virtual void addGrant(uint32_t grant) = 0;
   // Accepts (returns true; the consumption's handle is the number accepted before it)
@@ -132,9 +137,11 @@ class Engine {
   void noteRedraw(uint32_t handle, const Draw* begin, const Draw* end) {
     if (redrawLog_ != nullptr) redrawLog_->add(handle, begin, end);
   }
+  size_t indexAllowance() const { return indexAllowance_; }
 
  private:
   RedrawLog* redrawLog_ = nullptr;
+  size_t indexAllowance_ = SIZE_MAX;
 };
 
 // An empty engine of the given kind over `grants` (defined in ledger.cpp).

@@ -108,8 +108,11 @@ bool IncrementalEngine::decideBackdated(uint32_t c, bool commit) {
   }
   // With an index of the current state, amount <= headroom: the re-draw accepts, and an
   // accepted call pays for what it changes, so no budget.
+  // Without room for an index, the re-draw decides alone, to its end (as exact; the cost
+  // of a rejection is then the whole re-draw again).
   const bool exact = indexExact(1);
-  Redraw outcome = consumeBackdated(c, commit, exact ? SIZE_MAX : redrawBudget());
+  const bool budgeted = !exact && indexAffordable();
+  Redraw outcome = consumeBackdated(c, commit, budgeted ? redrawBudget() : SIZE_MAX);
   if (outcome == Redraw::kOverBudget) {
     // Rolled back after as much work as a rebuild: rebuild, and decide exactly.
     ++stats_.budgetRunOuts;
@@ -122,7 +125,8 @@ bool IncrementalEngine::decideBackdated(uint32_t c, bool commit) {
     c = pushConsumption(amount, timestamp);
     outcome = consumeBackdated(c, commit, SIZE_MAX);
     assert(outcome == Redraw::kAccepted);
-  } else if (outcome == Redraw::kRejected && rollbackLog_.size() > minimumBudget_) {
+  } else if (outcome == Redraw::kRejected && rollbackLog_.size() > minimumBudget_ &&
+             indexAffordable()) {
     // A long re-draw for nothing: build the index now, so that a retry is rejected by the
     // bound in O(log n) instead of re-drawing again.
     popConsumption();

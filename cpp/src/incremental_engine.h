@@ -75,6 +75,9 @@ class IncrementalEngine final : public Engine {
   void setMinimumRedrawBudget(size_t budget) { minimumBudget_ = budget; }
   static constexpr size_t kDefaultMinimumBudget = 256;
   static constexpr size_t kBudgetDivisor = 8;
+  // What building a headroom index may allocate per event (grants and consumptions), at
+  // its peak: the index itself and the sweep's scratch (HeadroomIndex, headroom.cpp).
+  static constexpr size_t kIndexBuildBytesPerEvent = 256;
 
  private:
   // (endTime, grantId) order; `int64_t` probes find the first grant ending at or after it.
@@ -120,6 +123,10 @@ class IncrementalEngine final : public Engine {
   // `budget` consumptions touched), rolls everything back.
   Redraw consumeBackdated(uint32_t handle, bool commit, size_t budget);
   size_t redrawBudget() const;
+  // Whether a headroom index of the current state fits the index allowance.
+  bool indexAffordable() const {
+    return (amount_.size() + drawn_.size()) * kIndexBuildBytesPerEvent <= indexAllowance();
+  }
   // Builds the headroom index over the accepted consumptions (none may be pushed).
   void rebuildHeadroomIndex();
   // Whether the index describes the current state, with `pushed` trial consumptions pushed.

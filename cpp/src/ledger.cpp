@@ -214,6 +214,11 @@ ConsumptionRecord Ledger::consumption(size_t index) const {
   return {eventIds_->at(c), engine_->amountOf(c), engine_->timestampOf(c)};
 }
 
+void Ledger::setIndexAllowance(size_t bytes) {
+  indexAllowance_ = bytes;
+  engine_->setIndexAllowance(bytes);
+}
+
 void Ledger::reserve(size_t consumptions) {
   // Never past the event limit: the ids beyond it could not be accepted anyway.
   const size_t room = kMaxEvents - std::min(kMaxEvents, grantCount() + consumptionCount());

@@ -86,6 +86,7 @@ class EnginePair {
   }
 
   const gcl::IncrementalEngine::RejectionStats& stats() const { return fast_.rejectionStats(); }
+  void setIndexAllowance(size_t bytes) { fast_.setIndexAllowance(bytes); }
   int64_t latest() const { return reference_.latestTimestamp(); }
   int blockers = 0;
 
@@ -109,6 +110,12 @@ TEST(Rejection, RandomSequencesMatchTheReplayEngine) {
       return std::uniform_int_distribution<int64_t>(lo, hi)(random);
     };
     EnginePair engines(static_cast<size_t>(uniform(1, 4)));
+    // One sequence in four: room for an index of up to 0-60 events only, so that the
+    // engine decides some calls without one (the allowance the WASM heap budget sets).
+    if (seed % 4 == 0) {
+      engines.setIndexAllowance(static_cast<size_t>(uniform(0, 60)) *
+                                gcl::IncrementalEngine::kIndexBuildBytesPerEvent);
+    }
     std::vector<std::pair<int64_t, int64_t>> rejected;  // retried later
     int64_t now = 0;
     for (int step = 0; step < 120 && !::testing::Test::HasFailure(); ++step) {
@@ -159,6 +166,41 @@ void buildChain(gcl::Ledger* ledger, int n) {
     ASSERT_EQ(ledger->consume("c" + std::to_string(i), 1, i + 1, &accepted), Status::kOk);
     ASSERT_TRUE(accepted);
   }
+}
+
+TEST(Rejection, WithoutRoomForAnIndexTheRedrawDecidesAlone) {
+  constexpr int kChain = 2000;
+  gcl::GrantTable table;
+  gcl::IncrementalEngine engine(table);
+  for (int i = 0; i <= kChain; ++i) {
+    const uint32_t g = table.ids.add("g" + std::to_string(i));
+    table.amount.push_back(i < kChain ? 1 : 1000000);
+    table.startTime.push_back(i < kChain ? i : kChain + 1);
+    table.endTime.push_back(i < kChain ? i + 1 : 10 * kChain);
+    engine.addGrant(g);
+  }
+  for (int i = 0; i < kChain; ++i) ASSERT_TRUE(engine.consume(1, i + 1));
+  const auto& stats = engine.rejectionStats();
+  engine.setIndexAllowance(0);
+  uint64_t touched = stats.touched;
+  for (int retry = 0; retry < 3; ++retry) {
+    EXPECT_FALSE(engine.consume(1, 0));
+    EXPECT_FALSE(engine.wouldAccept(1, 0));
+    // The whole chain, every time: no budget, no index.
+    EXPECT_GE(stats.touched - touched, static_cast<uint64_t>(2 * kChain));
+    touched = stats.touched;
+  }
+  EXPECT_EQ(stats.indexBuilds, 0u);
+  EXPECT_EQ(stats.budgetRunOuts, 0u);
+  EXPECT_EQ(stats.boundRejections, 0u);
+  // With room again, the next rejection builds the index and retries stop at the bound.
+  engine.setIndexAllowance(SIZE_MAX);
+  EXPECT_FALSE(engine.consume(1, 0));
+  EXPECT_EQ(stats.indexBuilds, 1u);
+  touched = stats.touched;
+  EXPECT_FALSE(engine.consume(1, 0));
+  EXPECT_EQ(stats.touched, touched);
+  EXPECT_EQ(engine.checkInvariants(), "");
 }
 
 TEST(Rejection, ChainRetriesRedrawNothing) {

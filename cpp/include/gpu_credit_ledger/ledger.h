@@ -208,6 +208,9 @@ class Ledger {
   void reserve(size_t consumptions);
   // What reserve(consumptions) would add to memoryBytes(), at most.
   size_t reserveBytes(size_t consumptions) const;
+  // Bytes the next calls may allocate for an optional index beyond what they must (see
+  // Engine::setIndexAllowance); answers never depend on it. Unlimited by default.
+  void setIndexAllowance(size_t bytes);
   // Bulk loading: reads where the id tables would look `id` up (the grant ids or the
   // event ids), so that a loader touching the next few events' ids first has their
   // cache misses overlap. Changes nothing observable.
@@ -353,6 +356,7 @@ class Ledger {
   // reallocationFrom_ on were accepted by that call.
   std::unique_ptr<RedrawLog> redrawLog_;
   size_t reallocationFrom_ = 0;
+  size_t indexAllowance_ = SIZE_MAX;  // passed on to every engine this ledger makes
   // Where prefetchId's reads go, so that the compiler keeps them.
   mutable uint32_t prefetched_ = 0;
 };
