@@ -219,9 +219,9 @@ export class LedgerService {
     slot.loading = true;
     const archived = { grant: new Map(), consume: new Map() };
     try {
-      for (const [kind, id] of ids) {
-        const logged = await this.#store.findEntry(slot.customer, kind, id);
-        if (logged !== null) archived[kind].set(id, logged);
+      for (const kind of ['grant', 'consume']) {
+        const wanted = ids.filter((pair) => pair[0] === kind).map((pair) => pair[1]);
+        if (wanted.length > 0) archived[kind] = await this.#store.findEntries(slot.customer, kind, wanted);
       }
       task.archived = archived;
     } catch (error) {

@@ -65,6 +65,9 @@
  *   findConsumption(customer, eventId): Promise<{ amount: number, timestamp: number }|null>
  *                                     the parameters of the latest `consume` or `submit` entry with this id
  *                                     (GET .../consumptions/{eventId}; the ledger knows only its allocations)
+ *   findEntries(customer, kind, ids): Promise<Map<id, { amount, t1, t2 }>>
+ *                                     findEntry for many ids of one kind at once (one query on a networked store):
+ *                                     the ids found, with their entries
  *   findEntry(customer, kind, id): Promise<{ amount, t1, t2 }|null>
  *                                     the `grant` / `consume` / `submit` entry with this id, in the log or the
  *                                     archive (a retry of an event the compacted ledger no longer holds)

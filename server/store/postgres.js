@@ -42,6 +42,8 @@ const SQL = {
          UNION ALL SELECT ${ENTRY} FROM log WHERE customer_id = $1 AND seq > $2 ORDER BY seq`,
   entryAt: `SELECT kind, id FROM log WHERE customer_id = $1 AND seq = $2
             UNION ALL SELECT kind, id FROM archive WHERE customer_id = $1 AND seq = $2`,
+  findEntries: `SELECT id, amount, t1, t2 FROM log WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])
+                UNION ALL SELECT id, amount, t1, t2 FROM archive WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])`,
   findEntry: `SELECT amount, t1, t2 FROM log WHERE customer_id = $1 AND kind = $2 AND id = $3
               UNION ALL SELECT amount, t1, t2 FROM archive WHERE customer_id = $1 AND kind = $2 AND id = $3
               LIMIT 1`,
@@ -279,6 +281,13 @@ export class PostgresStore {
   }
 
   /** The parameters of the `kind` entry with this id, in the log or the archive (retries after compaction). */
+  async findEntries(customer, kind, ids) {
+    const { rows } = await this.#pool.query({ name: 'findEntries', text: SQL.findEntries, values: [customer, kind, ids.map(encodeId)] });
+    const found = new Map();
+    for (const { id, ...entry } of rows) found.set(decodeId(id), entry);
+    return found;
+  }
+
   async findEntry(customer, kind, id) {
     const { rows } = await this.#pool.query(SQL.findEntry, [customer, kind, encodeId(id)]);
     return rows.length === 0 ? null : rows[0];

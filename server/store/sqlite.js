@@ -126,6 +126,16 @@ export class SqliteStore {
     return seq;
   }
 
+  async findEntries(customer, kind, ids) {
+    // One indexed lookup each: on SQLite a lookup is a function call, not a round trip.
+    const found = new Map();
+    for (const id of ids) {
+      const entry = this.#sql.findEntry.get(customer, kind, id, customer, kind, id);
+      if (entry !== undefined) found.set(id, entry);
+    }
+    return found;
+  }
+
   async findEntry(customer, kind, id) {
     return this.#sql.findEntry.get(customer, kind, id, customer, kind, id) ?? null;
   }
