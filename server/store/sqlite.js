@@ -48,6 +48,15 @@ const MIGRATIONS = [
     PRIMARY KEY (customer, seq)
   ) WITHOUT ROWID;
   `,
+  // Archived ids are looked up (retries, and ids a compacted ledger no longer holds) by
+  // (customer, id) per kind, as in the log and as on PostgreSQL: without these a lookup
+  // read the customer's whole archive. UNIQUE where the ids are unique: without table
+  // statistics SQLite prefers the primary key's (customer) prefix to a non-unique index.
+  `
+  CREATE UNIQUE INDEX archive_grant_id ON archive (customer, id) WHERE kind = 'grant';
+  CREATE UNIQUE INDEX archive_consume_id ON archive (customer, id) WHERE kind = 'consume';
+  CREATE INDEX archive_submit_id ON archive (customer, id) WHERE kind = 'submit';
+  `,
 ];
 
 // Log entries per read when a customer is loaded (see load()).
@@ -89,9 +98,16 @@ export class SqliteStore {
          UNION ALL SELECT amount, t1 AS timestamp FROM archive WHERE customer = @customer AND id = @id AND kind = 'consume'`,
       ),
       // Retries of events a compacted ledger no longer holds (the cleanup job archived them).
-      findEntry: db.prepare(
-        `SELECT amount, t1, t2 FROM log WHERE customer = ? AND kind = ? AND id = ?
-         UNION ALL SELECT amount, t1, t2 FROM archive WHERE customer = ? AND kind = ? AND id = ? LIMIT 1`,
+      // One statement per kind, the kind written out, so that both arms use the kind's
+      // partial index on (customer, id).
+      findEntry: Object.fromEntries(
+        ['grant', 'consume', 'submit'].map((kind) => [
+          kind,
+          db.prepare(
+            `SELECT amount, t1, t2 FROM log WHERE customer = ? AND kind = '${kind}' AND id = ?
+             UNION ALL SELECT amount, t1, t2 FROM archive WHERE customer = ? AND kind = '${kind}' AND id = ? LIMIT 1`,
+          ),
+        ]),
       ),
       saveSnapshot: db.prepare('INSERT INTO snapshots (customer, seq, horizon, document) VALUES (?, ?, ?, ?)'),
       archive: db.prepare('INSERT INTO archive SELECT customer, seq, kind, id, amount, t1, t2 FROM log WHERE customer = ? AND seq <= ?'),
@@ -130,14 +146,14 @@ export class SqliteStore {
     // One indexed lookup each: on SQLite a lookup is a function call, not a round trip.
     const found = new Map();
     for (const id of ids) {
-      const entry = this.#sql.findEntry.get(customer, kind, id, customer, kind, id);
+      const entry = this.#sql.findEntry[kind].get(customer, id, customer, id);
       if (entry !== undefined) found.set(id, entry);
     }
     return found;
   }
 
   async findEntry(customer, kind, id) {
-    return this.#sql.findEntry.get(customer, kind, id, customer, kind, id) ?? null;
+    return this.#sql.findEntry[kind].get(customer, id, customer, id) ?? null;
   }
 
   async load(customer) {
