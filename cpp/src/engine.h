@@ -125,9 +125,10 @@ class Engine {
   virtual bool blockerOf(int64_t /*amount*/, int64_t /*timestamp*/, uint32_t* /*handle*/) {
     return false;
   }
-  // A headroom index of the current state when the engine keeps one (built here if it is
-  // stale), shared with its rejection bound; nullptr when the caller must build its own.
-  virtual const HeadroomIndex* headroomIndex() { return nullptr; }
+  // A headroom index of the current state (docs/algorithms.md, fact 6), built here if the
+  // engine's is stale and kept until a change (the incremental engine also bounds its
+  // rejections with it, fact 18).
+  virtual const HeadroomIndex* headroomIndex() = 0;
 
   // Recounts the engine's state from its draws (engine_invariants.cpp): empty when every
   // invariant holds, else the first violation in words. Tests and fuzzing only.

@@ -92,7 +92,6 @@ void Ledger::replaceWith(std::unique_ptr<GrantTable> table, const std::vector<ui
   eventIds_ = std::move(ids);
   grants_ = std::move(table);
   grantTotal_ = total;
-  ++rebuilds_;
 }
 
 }  // namespace gcl

@@ -138,9 +138,8 @@ std::vector<TimedAmount> mirrored(std::vector<TimedAmount> demand) {
 
 }  // namespace
 
-HeadroomIndex::HeadroomIndex(const GrantTable& grants, const std::vector<TimedAmount>& demand,
-                             Version version)
-    : version_(version), left_({}, {}), right_({}, {}) {
+HeadroomIndex::HeadroomIndex(const GrantTable& grants, const std::vector<TimedAmount>& demand)
+    : left_({}, {}), right_({}, {}) {
   std::vector<Window> windows;
   std::vector<Window> mirror;
   windows.reserve(grants.size());
@@ -152,6 +151,15 @@ HeadroomIndex::HeadroomIndex(const GrantTable& grants, const std::vector<TimedAm
   }
   left_ = Side(std::move(windows), demand);
   right_ = Side(std::move(mirror), mirrored(demand));
+}
+
+std::unique_ptr<HeadroomIndex> HeadroomIndex::of(const GrantTable& grants, const Engine& engine,
+                                                 size_t consumptions) {
+  std::vector<TimedAmount> demand(consumptions);
+  for (uint32_t c = 0; c < consumptions; ++c) {
+    demand[c] = {engine.timestampOf(c), engine.amountOf(c)};
+  }
+  return std::make_unique<HeadroomIndex>(grants, demand);
 }
 
 int64_t HeadroomIndex::at(int64_t timestamp) const {

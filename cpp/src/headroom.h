@@ -13,6 +13,7 @@
 #define GPU_CREDIT_LEDGER_HEADROOM_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine.h"
@@ -26,21 +27,11 @@ struct TimedAmount {
 
 class HeadroomIndex {
  public:
-  // What the index was built from: Ledger rebuilds it when this changes. Grants and
-  // consumptions are only ever added, except by voidGrant / setGrantEnd / compact, which
-  // bump `rebuilds`.
-  struct Version {
-    size_t grants;
-    size_t consumptions;
-    uint64_t rebuilds;
-    bool operator==(const Version& o) const {
-      return grants == o.grants && consumptions == o.consumptions && rebuilds == o.rebuilds;
-    }
-  };
-
   // `demand` holds the accepted consumptions in any order. O((n + G) log(n + G)).
-  HeadroomIndex(const GrantTable& grants, const std::vector<TimedAmount>& demand, Version version);
-  const Version& version() const { return version_; }
+  HeadroomIndex(const GrantTable& grants, const std::vector<TimedAmount>& demand);
+  // The index of an engine's accepted consumptions (handles 0 to consumptions - 1).
+  static std::unique_ptr<HeadroomIndex> of(const GrantTable& grants, const Engine& engine,
+                                           size_t consumptions);
   // O(log(n + G)).
   int64_t at(int64_t timestamp) const;
   size_t bytes() const { return left_.bytes() + right_.bytes(); }
@@ -71,7 +62,6 @@ class HeadroomIndex {
     std::vector<Step> steps_;      // ascending `from`
   };
 
-  Version version_;
   int64_t total_ = 0;
   Side left_;
   Side right_;

@@ -148,9 +148,7 @@ size_t IncrementalEngine::redrawBudget() const {
 
 void IncrementalEngine::rebuildHeadroomIndex() {
   headroomIndex_.reset();  // free the old one first: the WASM heap may be tight
-  std::vector<TimedAmount> demand(amount_.size());
-  for (uint32_t c = 0; c < demand.size(); ++c) demand[c] = {timestamp_[c], amount_[c]};
-  headroomIndex_ = std::make_unique<HeadroomIndex>(grants_, demand, HeadroomIndex::Version{});
+  headroomIndex_ = HeadroomIndex::of(grants_, *this, amount_.size());
   indexConsumptions_ = amount_.size();
   indexGrants_ = drawn_.size();
   creditSinceIndex_ = 0;

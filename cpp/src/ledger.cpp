@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "engine.h"
-#include "headroom.h"
 #include "incremental_engine.h"
 #include "pending_queue.h"
 #include "value_checks.h"
@@ -239,7 +238,7 @@ size_t Ledger::reserveBytes(size_t consumptions) const {
 size_t Ledger::memoryBytes() const {
   return grants_->ids.bytes() + grants_->amount.capacity() * 3 * sizeof(int64_t) +
          eventIds_->bytes() + engine_->bytes() + (pending_ ? pending_->bytes() : 0) +
-         (headroomIndex_ ? headroomIndex_->bytes() : 0) + redrawLog_->bytes();
+         redrawLog_->bytes();
 }
 
 }  // namespace gcl

@@ -46,22 +46,9 @@ Status Ledger::headroom(int64_t timestamp, int64_t* amount) const {
     *amount = engine_->balance(timestamp);
     return Status::kOk;
   }
-  // The incremental engine keeps the index itself: the same one bounds its rejections
-  // (docs/algorithms.md, fact 18).
-  if (const HeadroomIndex* index = engine_->headroomIndex()) {
-    *amount = index->at(timestamp);
-    return Status::kOk;
-  }
-  const HeadroomIndex::Version version{grantCount(), consumptionCount(), rebuilds_};
-  if (!headroomIndex_ || !(headroomIndex_->version() == version)) {
-    headroomIndex_.reset();  // free the old one first: the WASM heap may be tight
-    std::vector<TimedAmount> demand(consumptionCount());
-    for (uint32_t c = 0; c < demand.size(); ++c) {
-      demand[c] = {engine_->timestampOf(c), engine_->amountOf(c)};
-    }
-    headroomIndex_ = std::make_unique<HeadroomIndex>(*grants_, demand, version);
-  }
-  *amount = headroomIndex_->at(timestamp);
+  // The engine keeps the index (the incremental engine's also bounds its rejections,
+  // docs/algorithms.md, fact 18).
+  *amount = engine_->headroomIndex()->at(timestamp);
   return Status::kOk;
 }
 

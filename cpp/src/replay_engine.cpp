@@ -7,6 +7,7 @@
 namespace gcl {
 
 void ReplayEngine::addGrant(uint32_t /*grant*/) {
+  index_.reset();
   const bool funded =
       replay(/*noteRedraws=*/true);  // more supply never unfunds an accepted consumption
   (void)funded;
@@ -14,7 +15,10 @@ void ReplayEngine::addGrant(uint32_t /*grant*/) {
 
 bool ReplayEngine::consume(int64_t amount, int64_t timestamp) {
   consumptions_.push_back({amount, timestamp});
-  if (replay(/*noteRedraws=*/true)) return true;
+  if (replay(/*noteRedraws=*/true)) {
+    index_.reset();
+    return true;
+  }
   consumptions_.pop_back();
   return false;
 }
@@ -120,7 +124,12 @@ size_t ReplayEngine::bytes() const {
   size_t total =
       consumptions_.capacity() * sizeof(Consumption) + draws_.capacity() * sizeof(draws_[0]);
   for (const auto& draws : draws_) total += draws.capacity() * sizeof(Draw);
-  return total;
+  return total + (index_ ? index_->bytes() : 0);
+}
+
+const HeadroomIndex* ReplayEngine::headroomIndex() {
+  if (!index_) index_ = HeadroomIndex::of(grants_, *this, consumptions_.size());
+  return index_.get();
 }
 
 }  // namespace gcl

@@ -4,9 +4,11 @@
 #ifndef GPU_CREDIT_LEDGER_REPLAY_ENGINE_H_
 #define GPU_CREDIT_LEDGER_REPLAY_ENGINE_H_
 
+#include <memory>
 #include <vector>
 
 #include "engine.h"
+#include "headroom.h"
 
 namespace gcl {
 
@@ -34,6 +36,7 @@ class ReplayEngine final : public Engine {
   }
   int64_t nextBelow(int64_t threshold, int64_t from) const override;
   std::string checkInvariants() const override;
+  const HeadroomIndex* headroomIndex() override;
 
  private:
   struct Consumption {
@@ -47,6 +50,7 @@ class ReplayEngine final : public Engine {
   const GrantTable& grants_;
   std::vector<Consumption> consumptions_;  // in acceptance order
   std::vector<std::vector<Draw>> draws_;   // by consumption, in draw order
+  std::unique_ptr<HeadroomIndex> index_;   // of the current state, or none yet
 };
 
 }  // namespace gcl

@@ -155,7 +155,6 @@ struct CompactResult {
 };
 
 class Engine;
-class HeadroomIndex;
 class IdIndex;
 class PendingQueue;
 class RedrawLog;
@@ -345,10 +344,6 @@ class Ledger {
 
   std::unique_ptr<PendingQueue> pending_;
   std::vector<PendingConsumption> acceptedPending_;
-  // Headroom answers for the current state (preview.cpp), rebuilt on the first query after
-  // a change; rebuilds_ counts applied voidGrant / setGrantEnd / compact calls.
-  mutable std::unique_ptr<HeadroomIndex> headroomIndex_;
-  uint64_t rebuilds_ = 0;
   // Everything strictly before it is final (compact); grants whose stored startTime is
   // before it were carried across it and start there.
   int64_t horizon_ = 0;
