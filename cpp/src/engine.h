@@ -129,6 +129,9 @@ class Engine {
   // engine's is stale and kept until a change (the incremental engine also bounds its
   // rejections with it, fact 18).
   virtual const HeadroomIndex* headroomIndex() = 0;
+  // The headroom at `timestamp` (before the latest accepted consumption). By default from
+  // headroomIndex(); the incremental engine may answer from the suffix alone (fact 20).
+  virtual int64_t headroomAt(int64_t timestamp);
 
   // Recounts the engine's state from its draws (engine_invariants.cpp): empty when every
   // invariant holds, else the first violation in words. Tests and fuzzing only.

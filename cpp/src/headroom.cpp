@@ -73,20 +73,39 @@ class PrefixAddMax {
   int64_t topValue_ = kUnset;
 };
 
+// The first index of ascending `times` at or after `time`, searched outward from `hint`
+// (galloping): O(log d) for an answer d places away, O(1) when windows arrive in start order.
+size_t firstAtOrAfter(const std::vector<int64_t>& times, int64_t time, size_t hint) {
+  const size_t size = times.size();
+  size_t low;
+  size_t high;
+  size_t bound = 1;
+  if (hint < size && times[hint] < time) {
+    // Everything before `low` is earlier than `time`.
+    low = hint + 1;
+    while (low + bound - 1 < size && times[low + bound - 1] < time) {
+      low += bound;
+      bound *= 2;
+    }
+    high = std::min(low + bound - 1, size);
+  } else {
+    // The answer is at most `high`.
+    high = std::min(hint, size);
+    while (high >= bound && times[high - bound] >= time) {
+      high -= bound;
+      bound *= 2;
+    }
+    low = high >= bound ? high - bound + 1 : 0;
+  }
+  return static_cast<size_t>(std::lower_bound(times.begin() + low, times.begin() + high, time) -
+                             times.begin());
+}
+
 }  // namespace
 
-HeadroomIndex::Side::Side(std::vector<Window> windows, std::vector<TimedAmount> demand) {
-  std::sort(demand.begin(), demand.end(),
-            [](const TimedAmount& a, const TimedAmount& b) { return a.timestamp < b.timestamp; });
-  for (const TimedAmount& item : demand) {
-    if (times_.empty() || times_.back() != item.timestamp) {
-      times_.push_back(item.timestamp);
-      demand_.push_back(0);
-    }
-    demand_.back() += item.amount;
-  }
-  std::sort(windows.begin(), windows.end(),
-            [](const Window& a, const Window& b) { return a.endTime < b.endTime; });
+HeadroomIndex::Side::Side(std::vector<int64_t> times, std::vector<int64_t> demand,
+                          const std::vector<Window>& windows)
+    : times_(std::move(times)), demand_(std::move(demand)) {
   // Sweep the times at which L or the best earlier chain can change: just after each
   // consumption time p (p joins the p < t side) and just after each grant end e (the grant
   // joins L(t) and, for every p before its start, W(p, t)). Times may be negative (the
@@ -95,6 +114,7 @@ HeadroomIndex::Side::Side(std::vector<Window> windows, std::vector<TimedAmount> 
   int64_t endedBefore = 0;
   size_t joined = 0;  // consumption times already on the p < t side
   size_t next = 0;    // windows already ended
+  size_t before = 0;  // the last window's count of consumption times before its start
   steps_.reserve(times_.size() + windows.size());
   while (joined < times_.size() || next < windows.size()) {
     const int64_t consumptionStep = joined < times_.size() ? times_[joined] + 1 : INT64_MAX;
@@ -108,8 +128,7 @@ HeadroomIndex::Side::Side(std::vector<Window> windows, std::vector<TimedAmount> 
     for (; next < windows.size() && windows[next].endTime + 1 == step; ++next) {
       endedBefore += windows[next].amount;
       // Consumption times before its start; all joined already (start <= end < step).
-      const auto before = static_cast<size_t>(
-          std::lower_bound(times_.begin(), times_.end(), windows[next].startTime) - times_.begin());
+      before = firstAtOrAfter(times_, windows[next].startTime, before);
       chains.addPrefix(before, windows[next].amount);
     }
     steps_.push_back({step, endedBefore, chains.max()});
@@ -131,35 +150,99 @@ int64_t HeadroomIndex::Side::chainEndingAt(int64_t time) const {
 
 namespace {
 
-std::vector<TimedAmount> mirrored(std::vector<TimedAmount> demand) {
-  for (TimedAmount& item : demand) item.timestamp = -item.timestamp;
-  return demand;
+// Sorts by `less`, in O(n) when `items` are already in that order or in the reverse one
+// (ledgers mostly grow in time order: consumptions and grant windows arrive sorted).
+template <typename T, typename Less>
+void sortMostlyOrdered(std::vector<T>* items, Less less) {
+  if (std::is_sorted(items->begin(), items->end(), less)) return;
+  const auto greater = [&](const T& a, const T& b) { return less(b, a); };
+  if (std::is_sorted(items->begin(), items->end(), greater)) {
+    // Equal keys keep no meaningful order here: the sweeps read them as one group.
+    std::reverse(items->begin(), items->end());
+    return;
+  }
+  std::sort(items->begin(), items->end(), less);
+}
+
+// The demand per distinct time, ascending (`demand` is consumed).
+void demandByTime(std::vector<TimedAmount>* demand, std::vector<int64_t>* times,
+                  std::vector<int64_t>* amounts) {
+  sortMostlyOrdered(
+      demand, [](const TimedAmount& a, const TimedAmount& b) { return a.timestamp < b.timestamp; });
+  for (const TimedAmount& item : *demand) {
+    if (times->empty() || times->back() != item.timestamp) {
+      times->push_back(item.timestamp);
+      amounts->push_back(0);
+    }
+    amounts->back() += item.amount;
+  }
+  *demand = {};
+}
+
+// The mirrored side's times (-t, ascending) and demand, from the ascending ones.
+void mirror(const std::vector<int64_t>& times, const std::vector<int64_t>& amounts,
+            std::vector<int64_t>* mirroredTimes, std::vector<int64_t>* mirroredAmounts) {
+  mirroredTimes->assign(times.rbegin(), times.rend());
+  for (int64_t& time : *mirroredTimes) time = -time;
+  mirroredAmounts->assign(amounts.rbegin(), amounts.rend());
 }
 
 }  // namespace
 
-HeadroomIndex::HeadroomIndex(const GrantTable& grants, const std::vector<TimedAmount>& demand)
-    : left_({}, {}), right_({}, {}) {
+HeadroomIndex::HeadroomIndex(const GrantTable& grants, std::vector<TimedAmount> demand)
+    : left_({}, {}, {}), right_({}, {}, {}) {
+  std::vector<int64_t> times;
+  std::vector<int64_t> amounts;
+  demandByTime(&demand, &times, &amounts);
+  std::vector<int64_t> mirroredTimes;
+  std::vector<int64_t> mirroredAmounts;
+  mirror(times, amounts, &mirroredTimes, &mirroredAmounts);
+
   std::vector<Window> windows;
-  std::vector<Window> mirror;
   windows.reserve(grants.size());
-  mirror.reserve(grants.size());
   for (uint32_t g = 0; g < grants.size(); ++g) {
     windows.push_back({grants.startTime[g], grants.endTime[g], grants.amount[g]});
-    mirror.push_back({-grants.endTime[g], -grants.startTime[g], grants.amount[g]});
     total_ += grants.amount[g];
   }
-  left_ = Side(std::move(windows), demand);
-  right_ = Side(std::move(mirror), mirrored(demand));
+  sortMostlyOrdered(&windows, EndsBefore());
+  left_ = Side(std::move(times), std::move(amounts), windows);
+  // Mirrored: [-end, -start], by -start ascending.
+  for (Window& window : windows) window = {-window.endTime, -window.startTime, window.amount};
+  sortMostlyOrdered(&windows, EndsBefore());
+  right_ = Side(std::move(mirroredTimes), std::move(mirroredAmounts), windows);
 }
 
 std::unique_ptr<HeadroomIndex> HeadroomIndex::of(const GrantTable& grants, const Engine& engine,
-                                                 size_t consumptions) {
+                                                 size_t consumptions,
+                                                 const std::vector<uint32_t>* timeOrder) {
   std::vector<TimedAmount> demand(consumptions);
-  for (uint32_t c = 0; c < consumptions; ++c) {
-    demand[c] = {engine.timestampOf(c), engine.amountOf(c)};
+  for (uint32_t i = 0; i < consumptions; ++i) {
+    const uint32_t c = timeOrder ? (*timeOrder)[i] : i;
+    demand[i] = {engine.timestampOf(c), engine.amountOf(c)};
   }
-  return std::make_unique<HeadroomIndex>(grants, demand);
+  return std::make_unique<HeadroomIndex>(grants, std::move(demand));
+}
+
+int64_t HeadroomIndex::chainStartingAt(int64_t timestamp, const GrantTable& grants,
+                                       std::vector<TimedAmount> demand) {
+  std::vector<int64_t> times;
+  std::vector<int64_t> amounts;
+  demandByTime(&demand, &times, &amounts);
+  std::vector<int64_t> mirroredTimes;
+  std::vector<int64_t> mirroredAmounts;
+  mirror(times, amounts, &mirroredTimes, &mirroredAmounts);
+  times = {};
+  amounts = {};
+  // The grants starting after t, mirrored ([-end, -start]) and by -start ascending.
+  std::vector<Window> windows;
+  for (uint32_t g = 0; g < grants.size(); ++g) {
+    if (grants.startTime[g] > timestamp) {
+      windows.push_back({-grants.endTime[g], -grants.startTime[g], grants.amount[g]});
+    }
+  }
+  sortMostlyOrdered(&windows, EndsBefore());
+  return Side(std::move(mirroredTimes), std::move(mirroredAmounts), windows)
+      .chainEndingAt(-timestamp);
 }
 
 int64_t HeadroomIndex::at(int64_t timestamp) const {
@@ -167,5 +250,7 @@ int64_t HeadroomIndex::at(int64_t timestamp) const {
   const int64_t right = right_.chainEndingAt(-timestamp);
   return std::max<int64_t>(0, total_ - left - right + left_.demandAt(timestamp));
 }
+
+int64_t Engine::headroomAt(int64_t timestamp) { return headroomIndex()->at(timestamp); }
 
 }  // namespace gcl

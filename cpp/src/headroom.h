@@ -27,13 +27,25 @@ struct TimedAmount {
 
 class HeadroomIndex {
  public:
-  // `demand` holds the accepted consumptions in any order. O((n + G) log(n + G)).
-  HeadroomIndex(const GrantTable& grants, const std::vector<TimedAmount>& demand);
+  // `demand` holds the accepted consumptions in any order. O((n + G) log(n + G)); O(n + G log n)
+  // when the consumptions come in time order and the grant windows in start and end order.
+  HeadroomIndex(const GrantTable& grants, std::vector<TimedAmount> demand);
   // The index of an engine's accepted consumptions (handles 0 to consumptions - 1).
+  // `timeOrder`, when the engine keeps one, lists those handles in time order: no sort then.
   static std::unique_ptr<HeadroomIndex> of(const GrantTable& grants, const Engine& engine,
-                                           size_t consumptions);
+                                           size_t consumptions,
+                                           const std::vector<uint32_t>* timeOrder = nullptr);
   // O(log(n + G)).
   int64_t at(int64_t timestamp) const;
+  // The parts of at() (docs/algorithms.md, fact 20): C, the credit of every grant, and F(t),
+  // which depends only on the consumptions at or before t and the grants ending before t.
+  int64_t total() const { return total_; }
+  int64_t chainEndingAt(int64_t timestamp) const { return left_.chainEndingAt(timestamp); }
+  // G(t), from what it depends on alone: `demand`, the consumptions at or after t (in any
+  // order), and the grants starting after t. O(k log k) for the k of them, O(k + G) in time
+  // order; headroom(t) = max(0, C - F(t) - G(t) + d(t)).
+  static int64_t chainStartingAt(int64_t timestamp, const GrantTable& grants,
+                                 std::vector<TimedAmount> demand);
   size_t bytes() const { return left_.bytes() + right_.bytes(); }
 
  private:
@@ -42,10 +54,15 @@ class HeadroomIndex {
     int64_t endTime;
     int64_t amount;
   };
+  struct EndsBefore {
+    bool operator()(const Window& a, const Window& b) const { return a.endTime < b.endTime; }
+  };
   // One direction of the sweep, in its own time coordinates (the right side negates time).
   class Side {
    public:
-    Side(std::vector<Window> windows, std::vector<TimedAmount> demand);
+    // `times` strictly ascending with the demand at each; `windows` by ascending end.
+    Side(std::vector<int64_t> times, std::vector<int64_t> demand,
+         const std::vector<Window>& windows);
     int64_t demandAt(int64_t time) const;
     // The best chain score ending at `time`, i.e. F(time).
     int64_t chainEndingAt(int64_t time) const;

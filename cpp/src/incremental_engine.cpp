@@ -148,7 +148,8 @@ size_t IncrementalEngine::redrawBudget() const {
 
 void IncrementalEngine::rebuildHeadroomIndex() {
   headroomIndex_.reset();  // free the old one first: the WASM heap may be tight
-  headroomIndex_ = HeadroomIndex::of(grants_, *this, amount_.size());
+  assert(order_.size() == amount_.size());
+  headroomIndex_ = HeadroomIndex::of(grants_, *this, amount_.size(), &order_);
   indexConsumptions_ = amount_.size();
   indexGrants_ = drawn_.size();
   creditSinceIndex_ = 0;
@@ -160,6 +161,48 @@ void IncrementalEngine::rebuildHeadroomIndex() {
 const HeadroomIndex* IncrementalEngine::headroomIndex() {
   if (!indexExact(0)) rebuildHeadroomIndex();
   return headroomIndex_.get();
+}
+
+int64_t IncrementalEngine::headroomAt(int64_t timestamp) {
+  const size_t events = amount_.size() + drawn_.size();
+  if (events != suffixEvents_) {
+    suffixEvents_ = events;
+    suffixWork_ = 0;
+  }
+  if (!headroomIndex_ || indexExact(0)) return headroomIndex()->at(timestamp);
+  // docs/algorithms.md, fact 20: F(t) depends only on the consumptions at or before t and the
+  // grants ending before t. When nothing of that changed since the index was built (every
+  // consumption accepted since is later than t, every grant added since ends at or after
+  // t), the index's F(t) holds, and G(t) comes from the consumptions at or after t and the
+  // grants starting after t alone.
+  const auto from = std::partition_point(order_.begin(), order_.end(),
+                                         [&](uint32_t c) { return timestamp_[c] < timestamp; });
+  // Its work: the suffix, the changes since the index, and a scan of the grant table (a
+  // sixteenth of a sorted element, roughly). Until the suffix answers since the last change
+  // add up to half a rebuild's elements, they are cheaper; then the index is rebuilt and
+  // answers every query in O(log n) until the next change.
+  const size_t changes = amount_.size() - indexConsumptions_ + drawn_.size() - indexGrants_;
+  const size_t work = static_cast<size_t>(order_.end() - from) + changes + drawn_.size() / 16;
+  if (suffixWork_ + work > events / 2) return headroomIndex()->at(timestamp);
+  int64_t total = headroomIndex_->total();
+  for (size_t c = indexConsumptions_; c < amount_.size(); ++c) {
+    if (timestamp_[c] <= timestamp) return headroomIndex()->at(timestamp);
+  }
+  for (size_t g = indexGrants_; g < drawn_.size(); ++g) {
+    if (grants_.endTime[g] < timestamp) return headroomIndex()->at(timestamp);
+    total += grants_.amount[g];
+  }
+  suffixWork_ += work;
+  ++stats_.suffixHeadrooms;
+  std::vector<TimedAmount> suffix;
+  suffix.reserve(static_cast<size_t>(order_.end() - from));
+  int64_t demandAt = 0;
+  for (auto it = from; it != order_.end(); ++it) {
+    suffix.push_back({timestamp_[*it], amount_[*it]});
+    if (timestamp_[*it] == timestamp) demandAt += amount_[*it];
+  }
+  const int64_t right = HeadroomIndex::chainStartingAt(timestamp, grants_, std::move(suffix));
+  return std::max<int64_t>(0, total - headroomIndex_->chainEndingAt(timestamp) - right + demandAt);
 }
 
 int64_t IncrementalEngine::headroomBound(int64_t timestamp) const {

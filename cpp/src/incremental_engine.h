@@ -61,6 +61,7 @@ class IncrementalEngine final : public Engine {
   std::string checkInvariants() const override;
   bool blockerOf(int64_t amount, int64_t timestamp, uint32_t* handle) override;
   const HeadroomIndex* headroomIndex() override;
+  int64_t headroomAt(int64_t timestamp) override;
 
   // How backdated calls were decided, for tests and benchmarks (cumulative).
   struct RejectionStats {
@@ -68,6 +69,7 @@ class IncrementalEngine final : public Engine {
     uint64_t indexBuilds = 0;      // headroom index (re)built for the bound
     uint64_t budgetRunOuts = 0;    // re-draws rolled back because they ran past the budget
     uint64_t touched = 0;          // consumptions re-drawn (or drawn, the new one) by re-draws
+    uint64_t suffixHeadrooms = 0;  // headroom queries answered from the suffix (fact 20)
   };
   const RejectionStats& rejectionStats() const { return stats_; }
   // The least re-draw budget (consumptions touched) before the index decides; the budget is
@@ -203,6 +205,10 @@ class IncrementalEngine final : public Engine {
   int64_t futureCreditFrom_ = INT64_MAX;
   size_t indexConsumptions_ = 0;  // what it was built from: exact while both are unchanged
   size_t indexGrants_ = 0;
+  // The work of the suffix answers (fact 20) since the engine held `suffixEvents_` events
+  // (grants and consumptions only grow, so a change of that count is a change of state).
+  size_t suffixWork_ = 0;
+  size_t suffixEvents_ = 0;
   // The last re-draw that found a blocker: valid until a change reaches the blocker's
   // position, i.e. an accepted consumption earlier in time or a grant starting at or before
   // it (anything later leaves every draw up to the blocker alone, fact 3). Its time is

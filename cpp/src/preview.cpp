@@ -48,7 +48,7 @@ Status Ledger::headroom(int64_t timestamp, int64_t* amount) const {
   }
   // The engine keeps the index (the incremental engine's also bounds its rejections,
   // docs/algorithms.md, fact 18).
-  *amount = engine_->headroomIndex()->at(timestamp);
+  *amount = engine_->headroomAt(timestamp);
   return Status::kOk;
 }
 

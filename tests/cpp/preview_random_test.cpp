@@ -270,6 +270,53 @@ TEST(PreviewRandom, IncrementalEngineMatchesTheModel) {
 
 TEST(PreviewRandom, ReplayEngineMatchesTheModel) { runSeeds(gcl::EngineKind::kReplay, 100); }
 
+// The headroom index sorts nothing when consumptions come in time order and grant windows in
+// start and end order, and reverses what comes in the opposite order: every arrival order of
+// the same windows (ascending, descending, shuffled, with ties) against the model.
+TEST(PreviewRandom, HeadroomIsExactWhateverOrderGrantsAndConsumptionsArrive) {
+  std::mt19937 random(11);
+  int checked = 0;
+  for (int round = 0; round < 60; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    struct Window {
+      int64_t start, end, amount;
+    };
+    std::vector<Window> windows;
+    for (int64_t i = 0; i < 12; ++i) {
+      const int64_t start = round % 2 == 0 ? 2 * i : 2 * i + static_cast<int64_t>(random() % 3);
+      windows.push_back({start, start + static_cast<int64_t>(random() % 4),
+                         1 + static_cast<int64_t>(random() % 5)});
+    }
+    if (round % 3 == 1) std::reverse(windows.begin(), windows.end());
+    if (round % 3 == 2) std::shuffle(windows.begin(), windows.end(), random);
+    gcl::Ledger ledger;
+    PreviewModel model;
+    for (size_t g = 0; g < windows.size(); ++g) {
+      const std::string id = "g" + std::to_string(g);
+      ASSERT_EQ(ledger.addGrant(id, windows[g].amount, windows[g].start, windows[g].end),
+                Status::kOk);
+      model.addGrant(id, windows[g].amount, windows[g].start, windows[g].end);
+    }
+    // In time order (ties included), then a few backdated ones.
+    for (int64_t c = 0; c < 30; ++c) {
+      const int64_t t = c < 24 ? c : static_cast<int64_t>(random() % 24);
+      const int64_t amount = 1 + static_cast<int64_t>(random() % 3);
+      const std::string id = "c" + std::to_string(c);
+      bool accepted = false;
+      ASSERT_EQ(ledger.consume(id, amount, t, &accepted), Status::kOk);
+      ASSERT_EQ(std::optional<bool>(accepted), model.consume(id, amount, t)) << id;
+      if (c % 5 != 4) continue;
+      for (int64_t at = 0; at <= 26; ++at) {
+        int64_t headroom = -1;
+        ASSERT_EQ(ledger.headroom(at, &headroom), Status::kOk);
+        ASSERT_EQ(headroom, model.headroom(at)) << "headroom(" << at << ") after " << id;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 60 * 6 * 27);
+}
+
 // At scale the model is too slow; headroom is held to a binary search over dry runs, and a
 // dry run to the real call.
 TEST(PreviewRandom, HeadroomAgreesWithDryRunsOnALargeLedger) {
