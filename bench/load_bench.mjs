@@ -1,6 +1,7 @@
 // Bulk-load and preview half of `npm run bench`: how fast a ledger is loaded from a
 // snapshot (fromJSON) or from a list of events (applyBatch, one crossing into WASM per
-// chunk) against one call per event, and what a write followed by a headroom query costs.
+// chunk) against one call per event (a write followed by headroom queries:
+// bench/headroom_bench.mjs).
 //   node bench/load_bench.mjs [--quick]      (--quick leaves out 10^6)
 import { GPULedger } from 'gpu-credit-ledger';
 import { eventsOf, snapshotOf } from './generators.mjs';
@@ -71,31 +72,4 @@ for (const n of sizes) {
       return s;
     }),
   );
-}
-
-// A write, then headroom: at the latest consumption's time (t >= every accepted one) and at
-// a time halfway back in the history.
-console.log('\nA consume at the head, then headroom(t), per pair (median of 21)');
-console.log(`${'events'.padStart(9)} ${pad('t = latest ms', 14)} ${pad('t = half-way ms', 16)}`);
-for (const n of sizes) {
-  const ledger = GPULedger.fromJSON(snapshotOf(n));
-  let next = n;
-  const pair = (at) => {
-    const times = [];
-    for (let i = 0; i < 21; i++) {
-      const t = next;
-      const start = process.hrtime.bigint();
-      ledger.consume(`w${next++}`, 1, t);
-      const answer = ledger.headroom(at(t));
-      times.push(seconds(start));
-      if (!(answer >= 0)) throw new Error('bench: headroom');
-    }
-    return times.sort((a, b) => a - b)[10];
-  };
-  // Keep the grants coming so that the consumptions at the head stay funded.
-  ledger.addGrant(`gw${n}`, 10 ** 6, n, 10 * n);
-  const latest = pair((t) => t);
-  const halfway = pair(() => Math.floor(n / 2));
-  console.log(`${pad(n, 9)} ${pad((latest * 1e3).toFixed(3), 14)} ${pad((halfway * 1e3).toFixed(3), 16)}`);
-  ledger.dispose();
 }

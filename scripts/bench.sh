@@ -2,10 +2,11 @@
 # `npm run bench [-- --quick]`: native and WASM figures for the same workloads, same run.
 # --quick leaves out the native-only 10^7 workload and runs the finality-horizon stream
 # (bench/horizon_bench.mjs) at 10^6 events instead of 10^7, and bulk loading
-# (bench/load_bench.mjs) up to 10^5 events instead of 10^6, and the rejected backdated call
-# (bench/rejection_bench.mjs) up to n = 10^4 instead of 10^5. GCL_BENCH_BEFORE=DIR adds
-# rejection_bench.mjs's before/after table against the package in DIR (an older checkout
-# with its dist/ built). The cold start (bench/cold_start.mjs: fresh Node processes,
+# (bench/load_bench.mjs) and headroom after a write (bench/headroom_bench.mjs) up to 10^5
+# events instead of 10^6, and the rejected backdated call (bench/rejection_bench.mjs) up to
+# n = 10^4 instead of 10^5. GCL_BENCH_BEFORE=DIR adds headroom_bench.mjs's and
+# rejection_bench.mjs's figures for the package in DIR (an older checkout with its dist/
+# built), for a before/after table. The cold start (bench/cold_start.mjs: fresh Node processes,
 # import to first answer) and the module's size (scripts/size-report.sh) close the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +21,7 @@ echo "$(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p')"
 node bench/wasm_bench.mjs build/bench/out
 node bench/horizon_bench.mjs "$@"
 node bench/load_bench.mjs "$@"
+node bench/headroom_bench.mjs "$@"
 node bench/rejection_bench.mjs "$@"
 node bench/cold_start.mjs
 echo
