@@ -164,40 +164,41 @@ void sortMostlyOrdered(std::vector<T>* items, Less less) {
   std::sort(items->begin(), items->end(), less);
 }
 
-// The demand per distinct time, ascending (`demand` is consumed).
-void demandByTime(std::vector<TimedAmount>* demand, std::vector<int64_t>* times,
-                  std::vector<int64_t>* amounts) {
-  sortMostlyOrdered(
-      demand, [](const TimedAmount& a, const TimedAmount& b) { return a.timestamp < b.timestamp; });
-  for (const TimedAmount& item : *demand) {
-    if (times->empty() || times->back() != item.timestamp) {
-      times->push_back(item.timestamp);
-      amounts->push_back(0);
+// Demand per distinct time: `times` strictly ascending, `amounts` the total at each.
+struct Demand {
+  std::vector<int64_t> times;
+  std::vector<int64_t> amounts;
+};
+
+Demand demandByTime(std::vector<TimedAmount> demand) {
+  sortMostlyOrdered(&demand, [](const TimedAmount& a, const TimedAmount& b) {
+    return a.timestamp < b.timestamp;
+  });
+  Demand out;
+  for (const TimedAmount& item : demand) {
+    if (out.times.empty() || out.times.back() != item.timestamp) {
+      out.times.push_back(item.timestamp);
+      out.amounts.push_back(0);
     }
-    amounts->back() += item.amount;
+    out.amounts.back() += item.amount;
   }
-  *demand = {};
+  return out;
 }
 
-// The mirrored side's times (-t, ascending) and demand, from the ascending ones.
-void mirror(const std::vector<int64_t>& times, const std::vector<int64_t>& amounts,
-            std::vector<int64_t>* mirroredTimes, std::vector<int64_t>* mirroredAmounts) {
-  mirroredTimes->assign(times.rbegin(), times.rend());
-  for (int64_t& time : *mirroredTimes) time = -time;
-  mirroredAmounts->assign(amounts.rbegin(), amounts.rend());
+// The same on mirrored time (-t, ascending).
+Demand mirrored(const Demand& demand) {
+  Demand out{{demand.times.rbegin(), demand.times.rend()},
+             {demand.amounts.rbegin(), demand.amounts.rend()}};
+  for (int64_t& time : out.times) time = -time;
+  return out;
 }
 
 }  // namespace
 
 HeadroomIndex::HeadroomIndex(const GrantTable& grants, std::vector<TimedAmount> demand)
     : left_({}, {}, {}), right_({}, {}, {}) {
-  std::vector<int64_t> times;
-  std::vector<int64_t> amounts;
-  demandByTime(&demand, &times, &amounts);
-  std::vector<int64_t> mirroredTimes;
-  std::vector<int64_t> mirroredAmounts;
-  mirror(times, amounts, &mirroredTimes, &mirroredAmounts);
-
+  Demand byTime = demandByTime(std::move(demand));
+  Demand mirror = mirrored(byTime);
   std::vector<Window> windows;
   windows.reserve(grants.size());
   for (uint32_t g = 0; g < grants.size(); ++g) {
@@ -205,11 +206,11 @@ HeadroomIndex::HeadroomIndex(const GrantTable& grants, std::vector<TimedAmount> 
     total_ += grants.amount[g];
   }
   sortMostlyOrdered(&windows, EndsBefore());
-  left_ = Side(std::move(times), std::move(amounts), windows);
+  left_ = Side(std::move(byTime.times), std::move(byTime.amounts), windows);
   // Mirrored: [-end, -start], by -start ascending.
   for (Window& window : windows) window = {-window.endTime, -window.startTime, window.amount};
   sortMostlyOrdered(&windows, EndsBefore());
-  right_ = Side(std::move(mirroredTimes), std::move(mirroredAmounts), windows);
+  right_ = Side(std::move(mirror.times), std::move(mirror.amounts), windows);
 }
 
 std::unique_ptr<HeadroomIndex> HeadroomIndex::of(const GrantTable& grants, const Engine& engine,
@@ -225,14 +226,7 @@ std::unique_ptr<HeadroomIndex> HeadroomIndex::of(const GrantTable& grants, const
 
 int64_t HeadroomIndex::chainStartingAt(int64_t timestamp, const GrantTable& grants,
                                        std::vector<TimedAmount> demand) {
-  std::vector<int64_t> times;
-  std::vector<int64_t> amounts;
-  demandByTime(&demand, &times, &amounts);
-  std::vector<int64_t> mirroredTimes;
-  std::vector<int64_t> mirroredAmounts;
-  mirror(times, amounts, &mirroredTimes, &mirroredAmounts);
-  times = {};
-  amounts = {};
+  Demand mirror = mirrored(demandByTime(std::move(demand)));
   // The grants starting after t, mirrored ([-end, -start]) and by -start ascending.
   std::vector<Window> windows;
   for (uint32_t g = 0; g < grants.size(); ++g) {
@@ -241,7 +235,7 @@ int64_t HeadroomIndex::chainStartingAt(int64_t timestamp, const GrantTable& gran
     }
   }
   sortMostlyOrdered(&windows, EndsBefore());
-  return Side(std::move(mirroredTimes), std::move(mirroredAmounts), windows)
+  return Side(std::move(mirror.times), std::move(mirror.amounts), windows)
       .chainEndingAt(-timestamp);
 }
 
