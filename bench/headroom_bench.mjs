@@ -8,27 +8,12 @@
 // --quick leaves out 10^6; --before DIR (or GCL_BENCH_BEFORE=DIR) runs the same against
 // the package in DIR (an earlier checkout with its dist/ built) too, alternating.
 import { GPULedger } from 'gpu-credit-ledger';
-import { pathToFileURL } from 'node:url';
-import path from 'node:path';
+import { builds, fmt, median, ms, pad, quick } from './before-after.mjs';
 import { snapshotOf } from './generators.mjs';
 
-const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const beforeAt = args.indexOf('--before');
-const beforeDir = beforeAt >= 0 ? args[beforeAt + 1] : process.env.GCL_BENCH_BEFORE;
 const sizes = quick ? [1e4, 1e5] : [1e4, 1e5, 1e6];
 const PAIRS = 21;
-const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-const pad = (text, width) => String(text).padStart(width);
-const fmt = (x) => (x >= 10 ? x.toFixed(1) : x.toFixed(3));
-
-const runs = [];
-if (beforeDir) {
-  const entry = pathToFileURL(path.resolve(beforeDir, 'lib/index.js')).href;
-  runs.push(['before', (await import(entry)).GPULedger]);
-}
-runs.push(['now', GPULedger]);
+const runs = await builds(GPULedger, 'now');
 
 // Per pair in ms: each column's query time as a function of the write's time `t`.
 const columns = [

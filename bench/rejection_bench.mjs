@@ -10,20 +10,10 @@
 // --quick stops at n = 10^4; --before DIR runs the same against the package in DIR (a
 // checkout of an earlier commit with its dist/ built) first, for a before/after table.
 import { GPULedger } from 'gpu-credit-ledger';
-import { pathToFileURL } from 'node:url';
-import path from 'node:path';
+import { builds, fmt, median, ms, pad, quick } from './before-after.mjs';
 
-const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const beforeAt = args.indexOf('--before');
-const beforeDir = beforeAt >= 0 ? args[beforeAt + 1] : process.env.GCL_BENCH_BEFORE;
 const sizes = quick ? [1e3, 1e4] : [1e3, 1e4, 1e5];
 const RETRIES = 20;
-
-const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-const pad = (text, width) => String(text).padStart(width);
-const fmt = (x) => (x >= 10 ? x.toFixed(1) : x.toFixed(3));
 
 function chain(Ledger, n) {
   const ledger = new Ledger();
@@ -84,12 +74,7 @@ function measure(Ledger, n) {
   return out;
 }
 
-const runs = [];
-if (beforeDir) {
-  const entry = pathToFileURL(path.resolve(beforeDir, 'lib/index.js')).href;
-  runs.push(['before', (await import(entry)).GPULedger]);
-}
-runs.push(['after', GPULedger]);
+const runs = await builds(GPULedger, 'after');
 
 console.log('\nA backdated call the chain rejects (fact 8), per call in ms');
 console.log(
@@ -112,7 +97,7 @@ for (const n of sizes) {
     }
   }
 }
-if (beforeDir) {
+if (runs.length > 1) {
   console.log('\nbefore / after (median retries)');
   for (const n of sizes) {
     const b = results[`before ${n}`];
