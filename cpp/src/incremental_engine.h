@@ -63,7 +63,8 @@ class IncrementalEngine final : public Engine {
   const HeadroomIndex* headroomIndex() override;
   int64_t headroomAt(int64_t timestamp) override;
 
-  // How backdated calls were decided, for tests and benchmarks (cumulative).
+  // How backdated calls and headroom queries were decided, for tests and benchmarks
+  // (cumulative).
   struct RejectionStats {
     uint64_t boundRejections = 0;  // rejected by the headroom bound, nothing re-drawn
     uint64_t indexBuilds = 0;      // headroom index (re)built for the bound
