@@ -3,7 +3,8 @@
 //   node bench/cold_start.mjs [--runs N] [--before DIR]   (default 5 processes per case)
 // --before DIR (or GCL_BENCH_BEFORE=DIR): the same cases against the package in DIR too (a
 // checkout of an earlier commit with its dist/ built), a process of each build in turn,
-// so that both see the same machine; one row per build and the ratio of the medians.
+// so that both see the same machine; one row per build and the ratio of the medians. Both
+// are then loaded by file path (without --before: by the package's name, as users do).
 // (a) 2,000 calls: import, then the seed-scale mixed workload (20% grants, 70%
 //     consumptions with one in ten backdated, 10% balance queries; built in the child from
 //     a fixed seed before the clock starts), then getBalance.
@@ -102,10 +103,12 @@ function parent() {
   const runs = runsAt > 0 ? Number(process.argv[runsAt + 1]) : 5;
   const beforeAt = process.argv.indexOf('--before');
   const beforeDir = beforeAt > 0 ? process.argv[beforeAt + 1] : process.env.GCL_BENCH_BEFORE;
+  // Both builds by the same route when compared (a file path: resolving the package's
+  // name through its exports map costs the loader a few ms more).
   const builds = beforeDir
     ? [
         ['before', beforeDir],
-        ['now', ''],
+        ['now', fileURLToPath(new URL('..', import.meta.url))],
       ]
     : [['', '']];
   const dir = mkdtempSync(join(tmpdir(), 'gcl-cold-'));
