@@ -1,6 +1,10 @@
 // Cold start half of `npm run bench`: from before `import('gpu-credit-ledger')` to the
 // first exact answer, in fresh Node processes (nothing compiled or cached beforehand).
-//   node bench/cold_start.mjs [--runs N]      (default 5 processes per case)
+//   node bench/cold_start.mjs [--runs N] [--before DIR]   (default 5 processes per case)
+// --before DIR (or GCL_BENCH_BEFORE=DIR): the same cases against the package in DIR too (a
+// checkout of an earlier commit with its dist/ built), a process of each build in turn,
+// so that both see the same machine; one row per build and the ratio of the medians. Both
+// are then loaded by file path (without --before: by the package's name, as users do).
 // (a) 2,000 calls: import, then the seed-scale mixed workload (20% grants, 70%
 //     consumptions with one in ten backdated, 10% balance queries; built in the child from
 //     a fixed seed before the clock starts), then getBalance.
@@ -10,23 +14,28 @@
 // Each child prints its breakdown: module = evaluating the module (the JavaScript, the
 // inlined binary as text), load = decoding, compiling and instantiating the WebAssembly
 // and registering its classes (loadLedger), work = the calls or fromJSON, answer = the
-// first getBalance; total = all of these, what the targets are about.
+// first getBalance; total = all of these, what the targets are about. On a machine others
+// share, wall-clock times move by 2x; "cpu" is the main thread's own time on a CPU over
+// the same span (Linux: /proc schedstat; absent elsewhere), which other processes move far less.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { mixedCalls, snapshotOf } from './generators.mjs';
 
 const here = fileURLToPath(import.meta.url);
 
 if (process.argv[2] === '--child') {
-  await child(process.argv[3], process.argv[4]);
+  await child(process.argv[3], process.argv[4], process.argv[5]);
 } else {
   parent();
 }
 
-async function child(kind, file) {
+// `dir`: a package directory to load instead of this one ('' for this package).
+async function child(kind, file, dir) {
+  const entry = (name) =>
+    dir ? pathToFileURL(join(dir, 'lib', `${name}.js`)).href : `gpu-credit-ledger${name === 'index' ? '' : `/${name}`}`;
   const { readFileSync } = await import('node:fs');
   let prepared;
   let parse = 0;
@@ -37,11 +46,22 @@ async function child(kind, file) {
     prepared = JSON.parse(readFileSync(file, 'utf8'));
     parse = performance.now() - p0;
   }
+  // The main thread's time on a CPU so far, in ms (Linux), else NaN.
+  const cpu = () => {
+    try {
+      return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+    } catch {
+      return NaN;
+    }
+  };
+  const c0 = cpu();
   const t0 = performance.now();
-  const load = await import('gpu-credit-ledger/load');
+  const load = await import(entry('load'));
   const t1 = performance.now();
+  const c1 = cpu();
   const { GPULedger } = await load.loadLedger();
   const t2 = performance.now();
+  const c2 = cpu();
   let ledger;
   let at;
   if (kind === 'calls') {
@@ -57,17 +77,40 @@ async function child(kind, file) {
     at = prepared.consumptions.at(-1).timestamp;
   }
   const t3 = performance.now();
+  const c3 = cpu();
   const balance = ledger.getBalance(at);
   const t4 = performance.now();
+  const c4 = cpu();
   // The main entry must be the same module instance (it awaits the same loadLedger).
-  const main = await import('gpu-credit-ledger');
+  const main = await import(entry('index'));
   if (main.GPULedger !== GPULedger) throw new Error('cold_start: two module instances');
-  console.log(JSON.stringify({ module: t1 - t0, load: t2 - t1, work: t3 - t2, answer: t4 - t3, total: t4 - t0, parse, balance }));
+  console.log(
+    JSON.stringify({
+      module: t1 - t0,
+      load: t2 - t1,
+      work: t3 - t2,
+      answer: t4 - t3,
+      total: t4 - t0,
+      parse,
+      balance,
+      cpu: { module: c1 - c0, load: c2 - c1, work: c3 - c2, answer: c4 - c3, total: c4 - c0 },
+    }),
+  );
 }
 
 function parent() {
   const runsAt = process.argv.indexOf('--runs');
   const runs = runsAt > 0 ? Number(process.argv[runsAt + 1]) : 5;
+  const beforeAt = process.argv.indexOf('--before');
+  const beforeDir = beforeAt > 0 ? process.argv[beforeAt + 1] : process.env.GCL_BENCH_BEFORE;
+  // Both builds by the same route when compared (a file path: resolving the package's
+  // name through its exports map costs the loader a few ms more).
+  const builds = beforeDir
+    ? [
+        ['before', beforeDir],
+        ['now', fileURLToPath(new URL('..', import.meta.url))],
+      ]
+    : [['', '']];
   const dir = mkdtempSync(join(tmpdir(), 'gcl-cold-'));
   const snapshotFile = join(dir, 'snapshot-1e5.json');
   writeFileSync(snapshotFile, JSON.stringify(snapshotOf(1e5)));
@@ -76,26 +119,43 @@ function parent() {
     ['fromJSON 10^5 events', 'snapshot'],
   ];
   const fields = ['module', 'load', 'work', 'answer', 'total', 'parse'];
+  const cpuFields = ['module', 'load', 'work', 'answer', 'total'];
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   console.log(`\nCold start, ${runs} fresh Node ${process.version} processes per case: median (min-max) ms`);
-  console.log(`${'case'.padEnd(22)} ${fields.map((f) => f.padStart(18)).join(' ')}`);
+  if (beforeDir) console.log(`before = ${beforeDir}, now = this package`);
+  console.log(`${'case'.padEnd(34)} ${fields.map((f) => f.padStart(18)).join(' ')}`);
   try {
     for (const [name, kind] of cases) {
-      const samples = [];
+      const samples = builds.map(() => []);
       for (let i = 0; i < runs; i++) {
-        const out = spawnSync(process.execPath, [here, '--child', kind, snapshotFile], { encoding: 'utf8' });
-        if (out.status !== 0) throw new Error(`cold_start child failed:\n${out.stderr}`);
-        samples.push(JSON.parse(out.stdout.trim().split('\n').at(-1)));
+        builds.forEach(([, dir], b) => {
+          const out = spawnSync(process.execPath, [here, '--child', kind, snapshotFile, dir], { encoding: 'utf8' });
+          if (out.status !== 0) throw new Error(`cold_start child failed:\n${out.stderr}`);
+          samples[b].push(JSON.parse(out.stdout.trim().split('\n').at(-1)));
+        });
       }
-      if (new Set(samples.map((s) => s.balance)).size !== 1) throw new Error('cold_start: runs disagree on the balance');
-      const cell = (f) => {
-        const values = samples.map((s) => s[f]);
-        return `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}-${Math.max(...values).toFixed(1)})`.padStart(18);
+      if (new Set(samples.flat().map((s) => s.balance)).size !== 1) throw new Error('cold_start: runs disagree on the balance');
+      const rows = (label, names, value) => {
+        builds.forEach(([build], b) => {
+          const cell = (f) => {
+            const values = samples[b].map((s) => value(s, f));
+            return `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}-${Math.max(...values).toFixed(1)})`.padStart(18);
+          };
+          console.log(`${[name, build, label].filter(Boolean).join(', ').padEnd(34)} ${names.map(cell).join(' ')}`);
+        });
+        if (builds.length === 2) {
+          const ratio = (f) => (median(samples[1].map((s) => value(s, f))) / median(samples[0].map((s) => value(s, f)))).toFixed(2);
+          console.log(
+            `${[name, 'now/before', label].filter(Boolean).join(', ').padEnd(34)} ${names.map((f) => `${ratio(f)}x`.padStart(18)).join(' ')}`,
+          );
+        }
       };
-      console.log(`${name.padEnd(22)} ${fields.map(cell).join(' ')}`);
+      rows('', fields, (s, f) => s[f]);
+      rows('cpu', cpuFields, (s, f) => s.cpu[f]);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log('total = module + load + work + answer (parse, case b only, is before the clock starts)');
+  console.log('total = module + load + work + answer (parse, case b only, is before the clock starts);');
+  console.log('"cpu" rows: the main thread\'s time on a CPU in each part (Linux; NaN elsewhere)');
 }

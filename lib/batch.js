@@ -1,5 +1,5 @@
 // Bulk loading: many grants and consumptions in one crossing into WASM per chunk
-// (WasmLedger::applyBatch, cpp/bindings/wasm_ledger.h). Ids travel as one UTF-8 buffer
+// (WasmLedger::applyBatch, cpp/bindings/wasm_ledger.h, through the plain exports `raw`). Ids travel as one UTF-8 buffer
 // with end offsets, numbers as a Float64Array, results as an Int32Array; each event is
 // applied exactly as its single call would apply it.
 
@@ -16,19 +16,20 @@ export const BATCH_SKIP = 3;
 const CHUNK = 4096;
 
 /**
- * Runs `count` events through `handle` in chunks. `describe(i, slot, first)` writes the
+ * Runs `count` events through the ledger at address `self` in chunks (`raw`: the module's
+ * plain exports, module.gclExports()). `describe(i, slot, first)` writes the
  * event's [kind, id, amount, time1, time2] into `slot` (kind BATCH_SKIP leaves it out); it
  * is called twice per event, `first` true the first time (where it validates);
  * `settle(i, result)` receives each event's raw result (1, 0 or minus a status code).
  * Nothing here allocates per event.
  */
-export function runBatch(module, handle, maxIdBytes, count, describe, settle) {
+export function runBatch(module, raw, self, maxIdBytes, count, describe, settle) {
   /** @type {[kind: number, id: string, amount: number, a: number, b: number]} */
   const slot = [BATCH_SKIP, '', 0, 0, 0];
   // Room for every event at once (a hint the core declines when the heap budget is
   // short): the core's arrays and the WASM memory then grow once, not step by step, and
   // V8 runs one garbage collection for the memory's growth instead of one per step.
-  handle.reserveEvents(count);
+  raw.reserveEvents(self, count);
   for (let start = 0; start < count; start += CHUNK) {
     const size = Math.min(CHUNK, count - start);
     // First pass: the kinds, and a bound on the id bytes.
@@ -39,13 +40,13 @@ export function runBatch(module, handle, maxIdBytes, count, describe, settle) {
       kinds[k] = slot[0];
       if (slot[0] !== BATCH_SKIP) idBound += Math.min(3 * slot[1].length, maxIdBytes);
     }
-    handle.reserveBatch(size, idBound);
+    raw.reserveBatch(self, size, idBound);
     // Reserving may grow the heap, which replaces the views: take them after it.
     const heap = module.HEAPU8;
-    const kindAddress = handle.batchKinds();
-    const ends = new Uint32Array(heap.buffer, handle.batchIdEnds(), size);
-    const numbers = new Float64Array(heap.buffer, handle.batchNumbers(), 3 * size);
-    const idAddress = handle.batchIds();
+    const kindAddress = raw.batchKinds(self);
+    const ends = new Uint32Array(heap.buffer, raw.batchIdEnds(self), size);
+    const numbers = new Float64Array(heap.buffer, raw.batchNumbers(self), 3 * size);
+    const idAddress = raw.batchIds(self);
     heap.set(kinds, kindAddress);
     let at = 0;
     for (let k = 0; k < size; k++) {
@@ -69,11 +70,11 @@ export function runBatch(module, handle, maxIdBytes, count, describe, settle) {
       }
       ends[k] = at;
     }
-    handle.applyBatch(size);
-    const results = new Int32Array(module.HEAPU8.buffer, handle.batchResults(), size);
+    raw.applyBatch(self, size);
+    const results = new Int32Array(module.HEAPU8.buffer, raw.batchResults(self), size);
     for (let k = 0; k < size; k++) {
       if (kinds[k] !== BATCH_SKIP) settle(start + k, results[k]);
     }
   }
-  handle.reserveBatch(0, 0); // frees the buffers: a ledger keeps no batch memory between calls
+  raw.reserveBatch(self, 0, 0); // frees the buffers: a ledger keeps no batch memory between calls
 }

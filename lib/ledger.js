@@ -1,5 +1,6 @@
 // GPULedger: the package's one class. Every method is defined here; each validates its
-// arguments (lib/validate.js), calls the raw WASM ledger (cpp/bindings/wasm_ledger.h),
+// arguments (lib/validate.js), calls the raw WASM ledger (cpp/bindings/wasm_ledger.h:
+// the numeric methods as plain exports, the others through the embind class _Ledger),
 // turns a status code into an error (lib/status.js) and a flat result into objects
 // (lib/decode.js). Nothing reaches WASM unchecked, and no error is thrown after a change.
 import { BATCH_CONSUME, BATCH_GRANT, BATCH_RESTORE_GRANT, BATCH_SKIP, runBatch } from './batch.js';
@@ -36,6 +37,9 @@ export function makeApi(module) {
   const checks = makeChecks({ MAX_ID_BYTES, MAX_SAFE });
   const { checkId, checkAmount, checkTime, checkWindow, checkTryConsumeOptions, checkListener } = checks;
   const statusError = makeStatusErrors(Status, maxSafeText(MAX_SAFE));
+  // The plain exports (cpp/bindings/wasm_bindings.cpp): one call into WebAssembly each,
+  // the ledger's address first.
+  const raw = module.gclExports();
 
   // Frees the WASM object of a ledger that was garbage-collected without dispose().
   const finalizer = new FinalizationRegistry((handle) => handle.delete());
@@ -78,12 +82,14 @@ export function makeApi(module) {
 
   class GPULedger {
     #handle;
+    #self; // the WASM ledger's address, for the plain exports
     #idAddress;
     #pendingListeners = new PendingListeners();
 
     constructor() {
       this.#handle = new module._Ledger();
-      this.#idAddress = this.#handle.idBuffer();
+      this.#self = this.#handle.self();
+      this.#idAddress = raw.idBuffer(this.#self);
       finalizer.register(this, this.#handle, this);
     }
 
@@ -92,6 +98,14 @@ export function makeApi(module) {
         throw new LedgerError('DISPOSED', `${method}: this ledger was disposed`);
       }
       return this.#handle;
+    }
+
+    // The address for the plain exports, once #live has checked the ledger.
+    #at(method) {
+      if (this.#handle === null) {
+        throw new LedgerError('DISPOSED', `${method}: this ledger was disposed`);
+      }
+      return this.#self;
     }
 
     #id(text) {
@@ -103,8 +117,9 @@ export function makeApi(module) {
      * can add credit, the ones it let in are taken from the core, handed to the
      * onPendingAccepted listeners, and returned.
      */
-    #takeAcceptedPending(handle) {
-      const flat = handle.takeAcceptedPending();
+    #takeAcceptedPending() {
+      if (raw.hasAcceptedPending(this.#self) === 0) return [];
+      const flat = this.#handle.takeAcceptedPending();
       if (flat === null) return [];
       const accepted = readDrawnConsumptions(flat);
       this.#pendingListeners.notify(accepted);
@@ -114,31 +129,31 @@ export function makeApi(module) {
     // --- Grants and consumptions ---
 
     addGrant(grantId, amount, startTime, endTime) {
-      const handle = this.#live('addGrant');
+      const self = this.#at('addGrant');
       checkId('addGrant', 'grantId', grantId);
       checkAmount('addGrant', 'amount', amount);
       checkTime('addGrant', 'startTime', startTime);
       checkTime('addGrant', 'endTime', endTime);
       checkWindow('addGrant', 'startTime', startTime, 'endTime', endTime);
-      const status = handle.addGrant(this.#id(grantId), amount, startTime, endTime);
+      const status = raw.addGrant(self, this.#id(grantId), amount, startTime, endTime);
       if (status !== Status.OK) throw statusError('addGrant', status, `grant ${JSON.stringify(grantId)}`);
-      this.#takeAcceptedPending(handle);
+      this.#takeAcceptedPending();
     }
 
     consume(eventId, amount, timestamp) {
-      const handle = this.#live('consume');
+      const self = this.#at('consume');
       checkId('consume', 'eventId', eventId);
       checkAmount('consume', 'amount', amount);
       checkTime('consume', 'timestamp', timestamp);
-      const result = handle.consume(this.#id(eventId), amount, timestamp);
+      const result = raw.consume(self, this.#id(eventId), amount, timestamp);
       if (result < 0) throw statusError('consume', -result, `consumption ${JSON.stringify(eventId)}`);
       return result === 1;
     }
 
     getBalance(timestamp) {
-      const handle = this.#live('getBalance');
+      const self = this.#at('getBalance');
       checkTime('getBalance', 'timestamp', timestamp);
-      const balance = handle.getBalance(timestamp);
+      const balance = raw.getBalance(self, timestamp);
       if (balance < 0) throw statusError('getBalance', -balance, `timestamp ${timestamp}`);
       return balance;
     }
@@ -155,7 +170,7 @@ export function makeApi(module) {
       checkTime('balanceCurve', 'from', from);
       checkTime('balanceCurve', 'to', to);
       checkWindow('balanceCurve', 'from', from, 'to', to);
-      const count = handle.balanceCurve(from, to);
+      const count = raw.balanceCurve(this.#self, from, to);
       if (count < 0) throw statusError('balanceCurve', -count);
       return readCurve(handle.curveView(), count);
     }
@@ -172,7 +187,7 @@ export function makeApi(module) {
      * with every queued consumption it let in; reallocated() is as after its last event.
      */
     applyBatch(events) {
-      const handle = this.#live('applyBatch');
+      this.#live('applyBatch');
       if (!Array.isArray(events)) {
         throw new TypeError(`applyBatch: events must be an array, got ${events === null ? 'null' : typeof events}`);
       }
@@ -211,17 +226,17 @@ export function makeApi(module) {
             ? statusError('addGrant', -result, `grant ${JSON.stringify(event.grantId)}`)
             : statusError('consume', -result, `consumption ${JSON.stringify(event.eventId)}`);
       };
-      runBatch(module, handle, MAX_ID_BYTES, events.length, describe, settle);
-      this.#takeAcceptedPending(handle);
+      runBatch(module, raw, this.#self, MAX_ID_BYTES, events.length, describe, settle);
+      this.#takeAcceptedPending();
       return results;
     }
 
     // --- Previews ---
 
     headroom(timestamp) {
-      const handle = this.#live('headroom');
+      const self = this.#at('headroom');
       checkTime('headroom', 'timestamp', timestamp);
-      const amount = handle.headroom(timestamp);
+      const amount = raw.headroom(self, timestamp);
       if (amount < 0) throw statusError('headroom', -amount);
       return amount;
     }
@@ -283,18 +298,18 @@ export function makeApi(module) {
         throw new RangeError(`setGrantEnd: endTime must be >= the startTime of grant ${JSON.stringify(grantId)}, got ${endTime}`);
       }
       if (failed(flat)) throw statusError('setGrantEnd', -flat, `grant ${JSON.stringify(grantId)}`);
-      const accepted = this.#takeAcceptedPending(handle);
+      const accepted = this.#takeAcceptedPending();
       return { ...readGrantChange(flat), acceptedPending: accepted.map((consumption) => consumption.eventId) };
     }
 
     // --- Pending consumptions ---
 
     submit(eventId, amount, timestamp) {
-      const handle = this.#live('submit');
+      const self = this.#at('submit');
       checkId('submit', 'eventId', eventId);
       checkAmount('submit', 'amount', amount);
       checkTime('submit', 'timestamp', timestamp);
-      const result = handle.submit(this.#id(eventId), amount, timestamp);
+      const result = raw.submit(self, this.#id(eventId), amount, timestamp);
       if (result < 0) throw statusError('submit', -result, `consumption ${JSON.stringify(eventId)}`);
       return result === 1 ? 'accepted' : 'queued';
     }
@@ -304,9 +319,9 @@ export function makeApi(module) {
     }
 
     cancelPending(eventId) {
-      const handle = this.#live('cancelPending');
+      const self = this.#at('cancelPending');
       checkId('cancelPending', 'eventId', eventId);
-      const result = handle.cancelPending(this.#id(eventId));
+      const result = raw.cancelPending(self, this.#id(eventId));
       if (result < 0) throw statusError('cancelPending', -result);
       return result === 1;
     }
@@ -347,7 +362,7 @@ export function makeApi(module) {
 
     /** Everything strictly before it is final (0 until the first compact). */
     get horizon() {
-      return this.#live('horizon').horizon();
+      return raw.horizon(this.#at('horizon'));
     }
 
     // --- Snapshots ---
@@ -359,7 +374,7 @@ export function makeApi(module) {
      */
     toJSON() {
       const handle = this.#live('toJSON');
-      return writeSnapshot(readGrants(handle.grants()), readConsumptions(handle.consumptions()), handle.horizon());
+      return writeSnapshot(readGrants(handle.grants()), readConsumptions(handle.consumptions()), raw.horizon(this.#self));
     }
 
     /**
@@ -416,9 +431,9 @@ export function makeApi(module) {
               ? refuse(`consumptions[${c}] (${JSON.stringify(eventId)}) cannot be funded: the rules would have rejected it`)
               : statusError('consume', -result, `consumption ${JSON.stringify(eventId)}`);
         };
-        const handle = ledger.#live('fromJSON');
-        runBatch(module, handle, MAX_ID_BYTES, grants.length + consumptions.length, describe, settle);
-        if (failure !== null || handle.grantCount() !== grants.length || handle.consumptionCount() !== consumptions.length) {
+        const self = ledger.#at('fromJSON');
+        runBatch(module, raw, self, MAX_ID_BYTES, grants.length + consumptions.length, describe, settle);
+        if (failure !== null || raw.grantCount(self) !== grants.length || raw.consumptionCount(self) !== consumptions.length) {
           strict(); // an id that appears twice
           throw failure ?? refuse('an id appears twice');
         }
@@ -428,7 +443,7 @@ export function makeApi(module) {
         throw error;
       }
       // The rebuild's own calls are not the caller's: a restored ledger has moved nothing.
-      ledger.#live('fromJSON').clearReallocated();
+      raw.clearReallocated(ledger.#at('fromJSON'));
       return ledger;
     }
 
@@ -445,11 +460,11 @@ export function makeApi(module) {
     }
 
     get grantCount() {
-      return this.#live('grantCount').grantCount();
+      return raw.grantCount(this.#at('grantCount'));
     }
 
     get consumptionCount() {
-      return this.#live('consumptionCount').consumptionCount();
+      return raw.consumptionCount(this.#at('consumptionCount'));
     }
 
     get disposed() {

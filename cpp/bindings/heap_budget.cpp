@@ -9,6 +9,14 @@ namespace {
 // Sum over live ledgers of their share after their last call.
 size_t heldByAllLedgers = 0;
 
+// The ceiling, MAXIMUM_MEMORY: fixed for the instance's life. emscripten_get_heap_max is a
+// call out to JavaScript, which every budget check made twice per call (per event of a
+// bulk load) before; asked once.
+size_t heapMax() {
+  static const size_t max = emscripten_get_heap_max();
+  return max;
+}
+
 }  // namespace
 
 HeapShare::~HeapShare() { heldByAllLedgers -= held_; }
@@ -17,23 +25,23 @@ bool HeapShare::allows(CallCost cost) const {
   // Other ledgers count as they are; this one may at worst double (kGrow) or hold a
   // second copy of itself while it works (kRebuild).
   const size_t extra = cost == CallCost::kGrow ? held_ : 2 * held_;
-  return heldByAllLedgers + extra + kHeapSlackBytes <= emscripten_get_heap_max();
+  return heldByAllLedgers + extra + kHeapSlackBytes <= heapMax();
 }
 
 size_t HeapShare::spareBytes(CallCost cost) const {
   const size_t extra = cost == CallCost::kGrow ? held_ : 2 * held_;
   const size_t needed = heldByAllLedgers + extra + kHeapSlackBytes;
-  const size_t max = emscripten_get_heap_max();
+  const size_t max = heapMax();
   return needed < max ? max - needed : 0;
 }
 
 bool HeapShare::allowsBytes(size_t extra) const {
-  return heldByAllLedgers + held_ + extra + kHeapSlackBytes <= emscripten_get_heap_max();
+  return heldByAllLedgers + held_ + extra + kHeapSlackBytes <= heapMax();
 }
 
 void HeapShare::growHeapFor(size_t extra) const {
   const size_t target = heldByAllLedgers + extra;
-  if (target > emscripten_get_heap_size() && target <= emscripten_get_heap_max()) {
+  if (target > emscripten_get_heap_size() && target <= heapMax()) {
     emscripten_resize_heap(target);
   }
 }
@@ -45,6 +53,6 @@ void HeapShare::update(size_t bytes) {
 
 double heapBytesInUse() { return static_cast<double>(mallinfo().uordblks); }
 
-double heapMaxBytes() { return static_cast<double>(emscripten_get_heap_max()); }
+double heapMaxBytes() { return static_cast<double>(heapMax()); }
 
 }  // namespace gcl_wasm

@@ -162,11 +162,22 @@ int WasmLedger::cancelPending(int idLength) {
   return cancelled ? 1 : 0;
 }
 
+bool WasmLedger::hasAcceptedPending() {
+  if (acceptedPending_.empty()) {
+    ledger_.takeAcceptedPending(&acceptedPending_);
+  } else {  // taken before and not handed over yet: keep the order
+    std::vector<gcl::PendingConsumption> more;
+    ledger_.takeAcceptedPending(&more);
+    acceptedPending_.insert(acceptedPending_.end(), more.begin(), more.end());
+  }
+  return !acceptedPending_.empty();
+}
+
 WasmLedger::val WasmLedger::takeAcceptedPending() {
-  std::vector<gcl::PendingConsumption> accepted;
-  ledger_.takeAcceptedPending(&accepted);
-  if (accepted.empty()) return val::null();
-  return encodeDrawnConsumptions(accepted, ledger_);
+  if (!hasAcceptedPending()) return val::null();
+  val encoded = encodeDrawnConsumptions(acceptedPending_, ledger_);
+  acceptedPending_.clear();
+  return encoded;
 }
 
 WasmLedger::val WasmLedger::reallocated() const {

@@ -29,6 +29,8 @@ class WasmLedger {
   WasmLedger(const WasmLedger&) = delete;
   WasmLedger& operator=(const WasmLedger&) = delete;
 
+  // This object's address: the first argument of the plain exports (wasm_bindings.cpp).
+  double self() const { return address(this); }
   // Address of the id buffer (kMaxIdBytes long); the wrapper keeps it for the ledger's life.
   double idBuffer();
 
@@ -67,6 +69,9 @@ class WasmLedger {
   val pending() const;
   // 1 cancelled, 0 not queued, or minus a status code.
   int cancelPending(int idLength);
+  // Whether queued consumptions were accepted since they were last taken: a number
+  // for the plain export, so that the wrapper asks the embind method below only then.
+  bool hasAcceptedPending();
   // null when no queued consumption was accepted since the last call, else the list.
   val takeAcceptedPending();
 
@@ -123,6 +128,8 @@ class WasmLedger {
   HeapShare heap_;
   mutable std::vector<gcl::Allocation> allocations_;
   std::vector<gcl::BalancePoint> points_;
+  // Accepted queued consumptions taken from the ledger and not yet handed to the wrapper.
+  std::vector<gcl::PendingConsumption> acceptedPending_;
   std::vector<double> curve_;
   std::vector<uint8_t> batchKinds_;
   std::vector<uint32_t> batchIdEnds_;

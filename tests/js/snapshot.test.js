@@ -161,4 +161,21 @@ describe('snapshots', () => {
     const doc = { ...base(), grants: [base().grants[0], { ...base().grants[1], amount: -3 }] };
     expect(thrown(() => GPULedger.fromJSON(doc)).message).toContain('grants[1].amount');
   });
+
+  it("counts only an entry's own fields: an inherited field is not unknown, an own one is", () => {
+    // An entry whose prototype carries an enumerable field, with the same own fields.
+    const inheriting = (entry, extra) => Object.assign(Object.create(extra), entry);
+    const doc = base();
+    doc.grants = doc.grants.map((g) => inheriting(g, { color: 'red' }));
+    doc.consumptions = doc.consumptions.map((c) => inheriting(c, { note: 'x' }));
+    const ledger = GPULedger.fromJSON(doc);
+    expect(ledger.toJSON()).toEqual(base());
+    ledger.dispose();
+    // The same field as its own, after the known ones: refused, naming it.
+    const own = base();
+    own.consumptions[1] = { ...own.consumptions[1], note: 'x' };
+    const error = thrown(() => GPULedger.fromJSON(own));
+    expect(error.code).toBe('INVALID_SNAPSHOT');
+    expect(error.message).toBe('fromJSON: consumptions[1] has unknown field "note"');
+  });
 });
