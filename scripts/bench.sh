@@ -4,9 +4,9 @@
 # (bench/horizon_bench.mjs) at 10^6 events instead of 10^7, and bulk loading
 # (bench/load_bench.mjs) and headroom after a write (bench/headroom_bench.mjs) up to 10^5
 # events instead of 10^6, and the rejected backdated call (bench/rejection_bench.mjs) up to
-# n = 10^4 instead of 10^5. GCL_BENCH_BEFORE=DIR adds headroom_bench.mjs's and
-# rejection_bench.mjs's figures for the package in DIR (an older checkout with its dist/
-# built), for a before/after table. The cold start (bench/cold_start.mjs: fresh Node processes,
+# n = 10^4 instead of 10^5. GCL_BENCH_BEFORE=DIR adds headroom_bench.mjs's,
+# rejection_bench.mjs's and cold_start.mjs's figures for the package in DIR (an older
+# checkout with its dist/ built), for a before/after table. The cold start (bench/cold_start.mjs: fresh Node processes,
 # import to first answer) and the module's size (scripts/size-report.sh) close the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
