@@ -26,8 +26,20 @@ class IdIndex {
 
   IdIndex() : ends_{0}, slots_(16, Slot{kEmpty, 0}) {}
 
-  uint32_t find(std::string_view id) const {
-    const uint32_t h = hash(id);
+  // The hash find() and add() place an id by: a caller that looks an id up and then adds
+  // it hashes it once.
+  static uint32_t hash(std::string_view id) {
+    uint64_t h = 1469598103934665603ULL;  // FNV-1a, then a final mix for the low bits
+    for (unsigned char c : id) h = (h ^ c) * 1099511628211ULL;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 32;
+    return static_cast<uint32_t>(h);
+  }
+
+  uint32_t find(std::string_view id) const { return find(id, hash(id)); }
+  // find(id), given h == hash(id).
+  uint32_t find(std::string_view id, uint32_t h) const {
     const size_t mask = slots_.size() - 1;
     for (size_t slot = h & mask;; slot = (slot + 1) & mask) {
       const Slot entry = slots_[slot];
@@ -42,14 +54,16 @@ class IdIndex {
   uint32_t touch(std::string_view id) const { return slots_[hash(id) & (slots_.size() - 1)].index; }
 
   // Appends an id known to be absent and returns its index.
-  uint32_t add(std::string_view id) {
+  uint32_t add(std::string_view id) { return add(id, hash(id)); }
+  // add(id), given h == hash(id).
+  uint32_t add(std::string_view id, uint32_t h) {
     // Up to 70% full: the stored hashes keep probes cheap, and slots are a large share of
     // memory.
     if ((size() + 1) * 10 > slots_.size() * 7) grow();
     const auto index = static_cast<uint32_t>(size());
     arena_.append(id);
     ends_.push_back(arena_.size());
-    place(index, hash(id));
+    place(index, h);
     return index;
   }
 
@@ -86,14 +100,6 @@ class IdIndex {
     uint32_t hash;
   };
 
-  static uint32_t hash(std::string_view id) {
-    uint64_t h = 1469598103934665603ULL;  // FNV-1a, then a final mix for the low bits
-    for (unsigned char c : id) h = (h ^ c) * 1099511628211ULL;
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 32;
-    return static_cast<uint32_t>(h);
-  }
   void place(uint32_t index, uint32_t h) {
     const size_t mask = slots_.size() - 1;
     size_t slot = h & mask;
