@@ -61,7 +61,7 @@ void BalanceTree::keepFinger() {
     if (finger.leaf == pathLeaf_) return;
   }
   Finger& finger = fingers_[nextFinger_];
-  nextFinger_ ^= 1;
+  nextFinger_ = (nextFinger_ + 1) % kFingers;
   finger.leaf = pathLeaf_;
   finger.before = kMaxSafeInteger + 1;
   for (int level = 1; level <= height_; ++level) {
