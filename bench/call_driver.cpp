@@ -4,9 +4,9 @@
 // part. Build it against a tree (this one, or an older checkout for a before/after):
 //   T=. ; g++ -O2 -g -std=c++17 -DNDEBUG -DGCL_NO_REPLAY_ENGINE -I$T/cpp/include -I$T/cpp/src \
 //     -I$T/bench $(ls $T/cpp/src/*.cpp | grep -v replay_engine.cpp) $T/bench/workloads.cpp \
-//     bench/call_driver.cpp -o /tmp/call_driver
-//   valgrind --tool=callgrind --instr-atstart=no /tmp/call_driver mixed 100000
-//   valgrind --tool=cachegrind --cache-sim=yes /tmp/call_driver mixed 1000000
+//     bench/call_driver.cpp -o build/call_driver
+//   valgrind --tool=callgrind --instr-atstart=no build/call_driver mixed 100000
+//   valgrind --tool=cachegrind --cache-sim=yes build/call_driver mixed 1000000
 // Workloads: mixed or long (long windows), at 10^4, 10^5 or 10^6 calls (the seeds of
 // `npm run bench`). Prints the accepted count and the balance checksum, which must not
 // change between a before and an after, and the time per call (natively, unloaded only).
