@@ -109,7 +109,10 @@ class BalanceTree {
     int64_t before = 0;
     PathStep path[kMaxFingerHeight + 1];  // path[level] for levels 1..height_
   };
-  Finger fingers_[2];
+  // The grants drawn at the head end at different times, in several leaves: four
+  // fingers (the head and three recent ends, replaced in turn) halve the descents of two.
+  static constexpr int kFingers = 4;
+  Finger fingers_[kFingers];
   int nextFinger_ = 0;
   PathStep path_[kMaxFingerHeight + 1];  // the current descent (insert)
   uint32_t pathLeaf_ = kNone;

@@ -26,14 +26,25 @@ class IdIndex {
 
   IdIndex() : ends_{0}, slots_(16, Slot{kEmpty, 0}) {}
 
-  uint32_t find(std::string_view id) const {
-    const uint64_t h = hash(id);
-    const auto tag = static_cast<uint32_t>(h >> 32);
+  // The hash find() and add() place an id by: a caller that looks an id up and then adds
+  // it hashes it once.
+  static uint32_t hash(std::string_view id) {
+    uint64_t h = 1469598103934665603ULL;  // FNV-1a, then a final mix for the low bits
+    for (unsigned char c : id) h = (h ^ c) * 1099511628211ULL;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 32;
+    return static_cast<uint32_t>(h);
+  }
+
+  uint32_t find(std::string_view id) const { return find(id, hash(id)); }
+  // find(id), given h == hash(id).
+  uint32_t find(std::string_view id, uint32_t h) const {
     const size_t mask = slots_.size() - 1;
     for (size_t slot = h & mask;; slot = (slot + 1) & mask) {
       const Slot entry = slots_[slot];
       if (entry.index == kEmpty) return kNotFound;
-      if (entry.tag == tag && at(entry.index) == id) return entry.index;
+      if (entry.hash == h && at(entry.index) == id) return entry.index;
     }
   }
 
@@ -43,13 +54,16 @@ class IdIndex {
   uint32_t touch(std::string_view id) const { return slots_[hash(id) & (slots_.size() - 1)].index; }
 
   // Appends an id known to be absent and returns its index.
-  uint32_t add(std::string_view id) {
-    // Up to 70% full: the tags keep probes cheap, and slots are a large share of memory.
+  uint32_t add(std::string_view id) { return add(id, hash(id)); }
+  // add(id), given h == hash(id).
+  uint32_t add(std::string_view id, uint32_t h) {
+    // Up to 70% full: the stored hashes keep probes cheap, and slots are a large share of
+    // memory.
     if ((size() + 1) * 10 > slots_.size() * 7) grow();
     const auto index = static_cast<uint32_t>(size());
     arena_.append(id);
     ends_.push_back(arena_.size());
-    place(index);
+    place(index, h);
     return index;
   }
 
@@ -59,9 +73,7 @@ class IdIndex {
     reserveMore(arena_, bytes);
     reserveMore(ends_, count);
     const size_t slots = slotsFor(size() + count);
-    if (slots <= slots_.size()) return;
-    slots_.assign(slots, Slot{kEmpty, 0});
-    for (uint32_t i = 0; i < size(); ++i) place(i);
+    if (slots > slots_.size()) rehash(slots);
   }
   // What reserve(count, bytes) would add to bytes(), at most.
   size_t reserveBytes(size_t count, size_t bytes) const {
@@ -81,36 +93,37 @@ class IdIndex {
 
  private:
   static constexpr uint32_t kEmpty = UINT32_MAX;
-  // The tag (high hash bits) lets a probe skip other ids without reading the arena.
+  // The id's 32-bit hash: its low bits place it, and all of them let a probe skip other
+  // ids without reading the arena and a rehash place it without hashing it again.
   struct Slot {
     uint32_t index;
-    uint32_t tag;
+    uint32_t hash;
   };
 
-  static uint64_t hash(std::string_view id) {
-    uint64_t h = 1469598103934665603ULL;  // FNV-1a, then a final mix for the low bits
-    for (unsigned char c : id) h = (h ^ c) * 1099511628211ULL;
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 32;
-    return h;
-  }
-  void place(uint32_t index) {
-    const uint64_t h = hash(at(index));
+  void place(uint32_t index, uint32_t h) {
     const size_t mask = slots_.size() - 1;
     size_t slot = h & mask;
     while (slots_[slot].index != kEmpty) slot = (slot + 1) & mask;
-    slots_[slot] = {index, static_cast<uint32_t>(h >> 32)};
+    slots_[slot] = {index, h};
   }
-  // The table size (a power of two) that holds `count` ids at most 70% full.
+  // The table size (a power of two) that holds `count` ids at most 70% full. At most 2^27
+  // slots for Ledger::kMaxEvents ids: a 32-bit hash places them all.
   size_t slotsFor(size_t count) const {
     size_t slots = slots_.size();
     while (count * 10 > slots * 7) slots *= 2;
     return slots;
   }
-  void grow() {
-    slots_.assign(slots_.size() * 2, Slot{kEmpty, 0});
-    for (uint32_t i = 0; i < size(); ++i) place(i);
+  void grow() { rehash(slots_.size() * 2); }
+  // Moves every id to a table of `slots` slots, reading the old table in slot order: an
+  // id's new home is its old home or that plus a multiple of the old size, so the writes
+  // advance through a few regions in order instead of landing at random (a cache miss
+  // each, when the table is large), and no id is read or hashed again.
+  void rehash(size_t slots) {
+    std::vector<Slot> old(slots, Slot{kEmpty, 0});
+    old.swap(slots_);
+    for (const Slot& entry : old) {
+      if (entry.index != kEmpty) place(entry.index, entry.hash);
+    }
   }
 
   std::string arena_;

@@ -487,6 +487,9 @@ void IncrementalEngine::eraseDrawer(uint32_t g, uint32_t c) {
 
 void IncrementalEngine::insertDrawer(uint32_t g, uint32_t c) {
   std::vector<uint32_t>& drawers = drawers_[g];
+  // A grant is drawn by several consumptions as a rule: room for four at the first skips
+  // the reallocations to two and four (the smallest heap block holds four anyway).
+  if (drawers.capacity() == 0) drawers.reserve(kFirstDrawers);
   drawers.insert(placeOf(drawers, c), c);
 }
 

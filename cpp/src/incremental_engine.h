@@ -159,6 +159,7 @@ class IncrementalEngine final : public Engine {
   void commitChange(uint32_t accepted);
   // Where consumption c is, or belongs, in a vector of handles sorted in replay order.
   std::vector<uint32_t>::iterator placeOf(std::vector<uint32_t>& sorted, uint32_t c) const;
+  static constexpr size_t kFirstDrawers = 4;
   void eraseDrawer(uint32_t g, uint32_t c);
   void insertDrawer(uint32_t g, uint32_t c);
   void advanceHead(int64_t timestamp);

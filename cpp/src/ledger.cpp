@@ -108,7 +108,8 @@ Status Ledger::addGrant(std::string_view grantId, int64_t amount, int64_t startT
 
 Status Ledger::insertGrant(std::string_view grantId, int64_t amount, int64_t startTime,
                            int64_t endTime) {
-  const uint32_t existing = grants_->ids.find(grantId);
+  const uint32_t idHash = IdIndex::hash(grantId);
+  const uint32_t existing = grants_->ids.find(grantId, idHash);
   if (existing != IdIndex::kNotFound) {
     const bool same = grants_->amount[existing] == amount &&
                       grants_->startTime[existing] == startTime &&
@@ -121,7 +122,7 @@ Status Ledger::insertGrant(std::string_view grantId, int64_t amount, int64_t sta
   const Status room = roomForEvent();
   if (room != Status::kOk) return room;
   startReallocations();
-  const uint32_t grant = grants_->ids.add(grantId);
+  const uint32_t grant = grants_->ids.add(grantId, idHash);
   grants_->amount.push_back(amount);
   grants_->startTime.push_back(startTime);
   grants_->endTime.push_back(endTime);
@@ -134,7 +135,8 @@ Status Ledger::insertGrant(std::string_view grantId, int64_t amount, int64_t sta
 Status Ledger::consume(std::string_view eventId, int64_t amount, int64_t timestamp,
                        bool* accepted) {
   bool retry = false;
-  const Status admitted = admitConsumption(eventId, amount, timestamp, &retry);
+  uint32_t idHash = 0;
+  const Status admitted = admitConsumption(eventId, amount, timestamp, &retry, &idHash);
   if (admitted != Status::kOk) return admitted;
   startReallocations();
   if (retry) {
@@ -142,17 +144,19 @@ Status Ledger::consume(std::string_view eventId, int64_t amount, int64_t timesta
     return Status::kOk;
   }
   *accepted = engine_->consume(amount, timestamp);
-  if (*accepted) acceptEventId(eventId);
+  if (*accepted) acceptEventId(eventId, idHash);
   return Status::kOk;
 }
 
 Status Ledger::admitConsumption(std::string_view eventId, int64_t amount, int64_t timestamp,
-                                bool* retry) const {
+                                bool* retry, uint32_t* idHash) const {
   *retry = false;
   const Status valid = checkConsumption(eventId, amount, timestamp);
   if (valid != Status::kOk) return valid;
   if (timestamp < horizon_) return Status::kBeforeHorizon;
-  const uint32_t existing = eventIds_->find(eventId);
+  const uint32_t hash = IdIndex::hash(eventId);
+  if (idHash != nullptr) *idHash = hash;
+  const uint32_t existing = eventIds_->find(eventId, hash);
   if (existing != IdIndex::kNotFound) {
     const bool same =
         engine_->amountOf(existing) == amount && engine_->timestampOf(existing) == timestamp;

@@ -64,7 +64,11 @@ Status Ledger::checkPending(std::string_view eventId, int64_t amount, int64_t ti
 }
 
 void Ledger::acceptEventId(std::string_view eventId) {
-  eventIds_->add(eventId);
+  acceptEventId(eventId, IdIndex::hash(eventId));
+}
+
+void Ledger::acceptEventId(std::string_view eventId, uint32_t idHash) {
+  eventIds_->add(eventId, idHash);
   if (pending_) pending_->remove(eventId);
 }
 

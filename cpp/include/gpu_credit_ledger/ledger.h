@@ -313,12 +313,15 @@ class Ledger {
 
   // Pending consumptions (cpp/src/pending.cpp); created on first use.
   Status checkPending(std::string_view eventId, int64_t amount, int64_t timestamp) const;
+  // idHash: the id's IdIndex::hash, when the caller has it.
   void acceptEventId(std::string_view eventId);
+  void acceptEventId(std::string_view eventId, uint32_t idHash);
   void retryPending();
   // The checks consume() makes before it draws, in order (validation, the horizon, ids,
-  // the event limit). Sets *retry for an identical retry of an accepted consumption.
-  Status admitConsumption(std::string_view eventId, int64_t amount, int64_t timestamp,
-                          bool* retry) const;
+  // the event limit). Sets *retry for an identical retry of an accepted consumption, and
+  // *idHash (if given) to the id's hash once the id is valid.
+  Status admitConsumption(std::string_view eventId, int64_t amount, int64_t timestamp, bool* retry,
+                          uint32_t* idHash = nullptr) const;
   // kLimitExceeded when one more event would pass kMaxEvents, counting `queued` queued
   // consumptions as events too: the one place the event limit is checked.
   Status roomForEvent(size_t queued = 0) const;

@@ -1,0 +1,80 @@
+// IdIndex against a std::unordered_map: every id added is found under its own index and
+// reads back byte for byte, absent ids are not found, through growth one id at a time
+// (each doubling moves every id by its stored hash) and through reservations of any size.
+#include "id_index.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gcl_test {
+namespace {
+
+std::string randomId(std::mt19937_64& rng) {
+  // Short ids like the service's ("c123"), longer ones, and multi-byte UTF-8.
+  static const char* const kPieces[] = {"c", "g", "job-", "\xC3\xA9", "\xE2\x82\xAC", "x"};
+  std::string id = kPieces[rng() % 6];
+  const int digits = 1 + static_cast<int>(rng() % 12);
+  for (int i = 0; i < digits; ++i) id += static_cast<char>('0' + rng() % 10);
+  return id;
+}
+
+void expectMatches(const gcl::IdIndex& index,
+                   const std::unordered_map<std::string, uint32_t>& model,
+                   const std::vector<std::string>& order) {
+  ASSERT_EQ(index.size(), order.size());
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    ASSERT_EQ(index.at(i), order[i]);
+    ASSERT_EQ(index.find(order[i]), i) << order[i];
+  }
+  for (const auto& [id, handle] : model) ASSERT_EQ(index.find(id), handle);
+}
+
+TEST(IdIndex, MatchesAHashMapThroughGrowthAndReservations) {
+  for (uint32_t seed = 1; seed <= 8; ++seed) {
+    std::mt19937_64 rng(seed);
+    gcl::IdIndex index;
+    std::unordered_map<std::string, uint32_t> model;
+    std::vector<std::string> order;
+    const int count = 5000 + static_cast<int>(seed) * 4000;
+    for (int step = 0; step < count; ++step) {
+      const uint64_t roll = rng() % 100;
+      if (roll < 2) {
+        // A reservation, from a few ids to many (one rehash to the final size).
+        const size_t more = rng() % 2 == 0 ? rng() % 16 : rng() % 20000;
+        index.reserve(more, more * 8);
+        continue;
+      }
+      const std::string id = randomId(rng);
+      const uint32_t found = index.find(id);
+      const auto it = model.find(id);
+      if (it == model.end()) {
+        ASSERT_EQ(found, gcl::IdIndex::kNotFound) << id;
+        if (roll < 80) {
+          const uint32_t handle = index.add(id);
+          ASSERT_EQ(handle, order.size());
+          model.emplace(id, handle);
+          order.push_back(id);
+        }
+      } else {
+        ASSERT_EQ(found, it->second) << id;
+      }
+      if (step % 2500 == 0) expectMatches(index, model, order);
+    }
+    expectMatches(index, model, order);
+    // Ids one byte away from present ones are absent.
+    for (const std::string& id : order) {
+      ASSERT_EQ(index.find(id + "0"),
+                model.count(id + "0") ? model.at(id + "0") : gcl::IdIndex::kNotFound);
+      ASSERT_EQ(index.find(id.substr(1)),
+                model.count(id.substr(1)) ? model.at(id.substr(1)) : gcl::IdIndex::kNotFound);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gcl_test
