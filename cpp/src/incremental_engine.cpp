@@ -262,15 +262,16 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
     const RollbackEntry& original = rollbackLog_[touchSlot_[h] - 1];
     const auto first = original.size == 0 ? byEnd_.lower_bound(timestamp_[h])
                                           : byEnd_.find(rollbackDraws_[original.begin].grant);
-    removeDraws(h);
+    releaseDraws(h);
     if (!drawGreedy(h, first, &fresh_)) {
+      settleDraws(h, {});
       funded = false;
       // h is the first consumption of the replay with c inserted that goes unfunded (fact
       // 13): tryConsume's blocker. c itself only when amount > balance, checked before.
       if (h != c) blocked_ = {true, amount_[c], timestamp_[c], h, timestamp_[h]};
       break;
     }
-    setDraws(h, fresh_);
+    settleDraws(h, fresh_);
     for (const Draw& draw : fresh_) {
       const uint32_t g = draw.grant;
       int64_t excess = drawn_[g] - grants_.amount[g];
@@ -298,10 +299,10 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
   stats_.touched += rollbackLog_.size();
   if (!funded || overBudget || !commit) {
     for (auto it = rollbackLog_.rbegin(); it != rollbackLog_.rend(); ++it) {
-      removeDraws(it->handle);
       cut_.assign(rollbackDraws_.begin() + it->begin,
                   rollbackDraws_.begin() + it->begin + it->size);
-      setDraws(it->handle, cut_);
+      releaseDraws(it->handle);
+      settleDraws(it->handle, cut_);
     }
     order_.erase(placeOf(order_, c));
   } else {
@@ -441,6 +442,35 @@ void IncrementalEngine::setDraws(uint32_t c, const std::vector<Draw>& draws) {
     drawn_[draw.grant] += draw.amount;
     insertDrawer(draw.grant, c);
   }
+}
+
+void IncrementalEngine::releaseDraws(uint32_t c) {
+  const DrawList& draws = draws_[c];
+  for (size_t i = 0; i < draws.size(); ++i) {
+    noteDrawn(draws[i].grant);
+    drawn_[draws[i].grant] -= draws[i].amount;
+  }
+}
+
+void IncrementalEngine::settleDraws(uint32_t c, const std::vector<Draw>& draws) {
+  const DrawList& before = draws_[c];
+  const auto holds = [](const auto& list, size_t size, uint32_t g) {
+    for (size_t i = 0; i < size; ++i) {
+      if (list[i].grant == g) return true;
+    }
+    return false;
+  };
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (!holds(draws, draws.size(), before[i].grant)) eraseDrawer(before[i].grant, c);
+  }
+  for (const Draw& draw : draws) {
+    noteDrawn(draw.grant);
+    drawn_[draw.grant] += draw.amount;
+    if (!holds(before, before.size(), draw.grant)) insertDrawer(draw.grant, c);
+  }
+  drawCount_ += draws.size();
+  drawCount_ -= before.size();
+  draws_[c].assign(draws);
 }
 
 void IncrementalEngine::beginChange() {
