@@ -102,8 +102,13 @@ std::string IncrementalEngine::checkInvariants() const {
     return "per-consumption arrays differ in length";
   }
   const size_t g = grants_.size();
-  if (drawn_.size() != g || drawers_.size() != g || live_flag_.size() != g || byEnd_.size() != g) {
+  if (drawn_.size() != g || drawers_.size() != g || live_flag_.size() != g || byEnd_.size() != g ||
+      byEndAt_.size() != g) {
     return "per-grant arrays differ in length";
+  }
+  for (uint32_t grant = 0; grant < g; ++grant) {
+    if (*byEndAt_[grant] != grant)
+      return "grant " + std::to_string(grant) + ": wrong place in byEnd_";
   }
   std::vector<int64_t> drawn;
   std::string problem = checkDraws(grants_, *this, n, &drawn);

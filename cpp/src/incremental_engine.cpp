@@ -11,7 +11,8 @@ void IncrementalEngine::addGrant(uint32_t grant) {
   drawers_.emplace_back();
   live_flag_.push_back(0);
   changeMark_.push_back(0);
-  byEnd_.insert(grant);
+  assert(byEndAt_.size() == grant);
+  byEndAt_.push_back(byEnd_.insert(grant).first);
   // A grant carried across the horizon may hold nothing: no balance change to record.
   if (grants_.amount[grant] > 0) {
     balances_.addRange(grants_.startTime[grant], grants_.endTime[grant], grants_.amount[grant]);
@@ -261,7 +262,7 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
     // only draw later grants, so the scan starts there.
     const RollbackEntry& original = rollbackLog_[touchSlot_[h] - 1];
     const auto first = original.size == 0 ? byEnd_.lower_bound(timestamp_[h])
-                                          : byEnd_.find(rollbackDraws_[original.begin].grant);
+                                          : byEndAt_[rollbackDraws_[original.begin].grant];
     releaseDraws(h);
     if (!drawGreedy(h, first, &fresh_)) {
       settleDraws(h, {});
@@ -591,7 +592,8 @@ size_t IncrementalEngine::bytes() const {
          order_.capacity() * 4 + drawn_.capacity() * 8 +
          drawers_.capacity() * sizeof(std::vector<uint32_t>) + live_flag_.capacity() +
          changeMark_.capacity() * 4 + touchSlot_.capacity() * 4 + balances_.bytes() +
-         byEnd_.size() * 40 + (live_.size() + notStarted_.size()) * 4 +
+         byEnd_.size() * 40 + byEndAt_.capacity() * sizeof(byEndAt_[0]) +
+         (live_.size() + notStarted_.size()) * 4 +
          drawCount_ * (2 * sizeof(uint32_t) + sizeof(Draw)) +
          (headroomIndex_ ? headroomIndex_->bytes() : 0);
 }

@@ -187,6 +187,8 @@ class IncrementalEngine final : public Engine {
   std::vector<uint8_t> live_flag_;              // in live_ (or notStarted_)
   std::vector<uint32_t> changeMark_;            // == changeEpoch_: noted in changed_
   std::set<uint32_t, DrawOrder> byEnd_;         // all grants in draw order
+  // Each grant's place in byEnd_ (a set's iterators stay valid): a re-draw starts there.
+  std::vector<std::set<uint32_t, DrawOrder>::const_iterator> byEndAt_;
   // Grants valid at the head time with credit left (lazily cleaned), and those not yet started.
   std::priority_queue<uint32_t, std::vector<uint32_t>, LiveOrder> live_;
   std::priority_queue<uint32_t, std::vector<uint32_t>, StartOrder> notStarted_{
