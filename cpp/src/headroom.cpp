@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "sort_keys.h"
+
 namespace gcl {
 namespace {
 
@@ -85,8 +87,15 @@ HeadroomIndex::Side::Side(std::vector<Window> windows, std::vector<TimedAmount> 
     }
     demand_.back() += item.amount;
   }
-  std::sort(windows.begin(), windows.end(),
-            [](const Window& a, const Window& b) { return a.endTime < b.endTime; });
+  std::vector<SortKey> byEnd(windows.size());  // (endTime, position)
+  for (size_t i = 0; i < windows.size(); ++i) {
+    byEnd[i] = {windows[i].endTime, static_cast<int64_t>(i)};
+  }
+  sortKeys(&byEnd);
+  std::vector<Window> ended;
+  ended.reserve(windows.size());
+  for (const SortKey& item : byEnd) ended.push_back(windows[static_cast<size_t>(item.value)]);
+  windows = std::move(ended);
   // Sweep the times at which L or the best earlier chain can change: just after each
   // consumption time p (p joins the p < t side) and just after each grant end e (the grant
   // joins L(t) and, for every p before its start, W(p, t)). Times may be negative (the
