@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine.h"
+#include "gpu_credit_ledger/cold_code.h"
 #include "gpu_credit_ledger/ledger.h"
 #include "headroom.h"
 #include "replay_check.h"
@@ -51,6 +52,8 @@ Status Ledger::headroom(int64_t timestamp, int64_t* amount) const {
   *amount = engine_->headroomIndex()->at(timestamp);
   return Status::kOk;
 }
+
+GCL_COLD_CODE_BEGIN
 
 Status Ledger::tryConsume(std::string_view eventId, int64_t amount, int64_t timestamp, bool dryRun,
                           ConsumeResult* out) {
@@ -170,5 +173,7 @@ Status Ledger::nextBelow(int64_t threshold, int64_t from, std::optional<int64_t>
   if (found >= 0) *time = found;
   return Status::kOk;
 }
+
+GCL_COLD_CODE_END
 
 }  // namespace gcl

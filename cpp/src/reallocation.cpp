@@ -5,9 +5,12 @@
 #include <algorithm>
 
 #include "engine.h"
+#include "gpu_credit_ledger/cold_code.h"
 #include "gpu_credit_ledger/ledger.h"
 #include "id_index.h"
 #include "sort_keys.h"
+
+GCL_COLD_CODE_BEGIN
 
 namespace gcl {
 namespace {
@@ -82,3 +85,5 @@ void Ledger::reallocated(std::vector<Reallocation>* out) const {
 }
 
 }  // namespace gcl
+
+GCL_COLD_CODE_END

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <queue>
 
+#include "gpu_credit_ledger/cold_code.h"
 #include "sort_keys.h"
+
+GCL_COLD_CODE_BEGIN
 
 namespace gcl {
 
@@ -49,3 +52,5 @@ std::vector<uint32_t> replayOrder(const Engine& engine, size_t count) {
 }
 
 }  // namespace gcl
+
+GCL_COLD_CODE_END
