@@ -1,7 +1,6 @@
 #include "replay_check.h"
 
 #include <algorithm>
-#include <queue>
 
 #include "gpu_credit_ledger/cold_code.h"
 #include "sort_keys.h"
@@ -16,8 +15,7 @@ size_t firstUnfunded(const GrantTable& grants, const std::vector<TimedAmount>& o
   std::vector<SortKey> byStart(grants.size());  // (startTime, grant)
   for (uint32_t g = 0; g < grants.size(); ++g) byStart[g] = {grants.startTime[g], g};
   sortKeys(&byStart);
-  auto drawnLater = [&](uint32_t a, uint32_t b) { return grants.drawsBefore(b, a); };
-  std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(drawnLater)> valid(drawnLater);
+  DrawOrderHeap valid(DrawnLater{&grants});
   std::vector<int64_t> remaining(grants.amount);
   size_t nextGrant = 0;
   for (size_t i = 0; i < ordered.size(); ++i) {
