@@ -1,15 +1,20 @@
 // Compares builds of the WebAssembly module by speed, in one process and alternating, so
 // that a busy machine slows them alike: the separate-.wasm link (gpu_credit_ledger.mjs +
 // gpu_credit_ledger.wasm) of each directory given, loaded through the package's classes.
-//   node bench/module_speed.mjs DIR [DIR ...] [--events N] [--rounds R]
+//   node bench/module_speed.mjs DIR [DIR ...] [--events N] [--rounds R] [--ops FILE ...]
 // Workload: N calls of the seed-scale mixed workload's shape (bench/cold_start.mjs), best
-// of R rounds per build, one call per event and through applyBatch.
+// of R rounds per build, one call per event and through applyBatch. Each --ops FILE adds a
+// workload that the native bench wrote (build/bench/out/workload-K.ops after `npm run
+// bench`; its names are in native.json there), replayed one call per event as
+// bench/wasm_bench.mjs does (N = 0 leaves the mixed calls out). --headroom N: a ledger of
+// N events (bench/load_bench.mjs's), then 30 times a consume at the head followed by
+// headroom half-way back, which rebuilds the headroom index: ms per write.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runFactory } from '../lib/instantiate.js';
 import { makeApi } from '../lib/ledger.js';
-import { mixedCalls } from './generators.mjs';
+import { eventsOf, mixedCalls } from './generators.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -21,6 +26,9 @@ const option = (name, fallback) => {
 };
 const events = option('--events', 1e5);
 const rounds = option('--rounds', 5);
+const headroomEvents = option('--headroom', 0);
+const opsFiles = [];
+for (let at = args.indexOf('--ops'); at >= 0; at = args.indexOf('--ops')) opsFiles.push(...args.splice(at, 2).slice(1));
 if (args.length === 0) throw new Error('usage: node bench/module_speed.mjs DIR [DIR ...] [--events N] [--rounds R]');
 
 async function load(dir) {
@@ -29,13 +37,82 @@ async function load(dir) {
   return makeApi(await runFactory(glue.default, (imports) => WebAssembly.instantiate(bytes, imports)));
 }
 
+// The native bench's binary rows: kind (0 grant, 1 consume, 2 balance), id number, amount, a, b.
+function loadOps(file) {
+  const bytes = readFileSync(file);
+  const rows = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const ops = [];
+  for (let i = 0; i < rows.length; i += 5) {
+    const kind = rows[i];
+    ops.push({ kind, id: (kind === 0 ? 'g' : 'c') + rows[i + 1], amount: rows[i + 2], a: rows[i + 3], b: rows[i + 4] });
+  }
+  return ops;
+}
+
+function headroomAfterWrites(GPULedger, n) {
+  const ledger = new GPULedger();
+  ledger.applyBatch(eventsOf(n));
+  const writes = 30;
+  let sum = 0;
+  const start = performance.now();
+  for (let i = 0; i < writes; i++) {
+    ledger.consume(`h${i}`, 1, n - 5);
+    sum += ledger.headroom(n / 2 + i);
+  }
+  const ms = (performance.now() - start) / writes;
+  ledger.dispose();
+  return { ms, answer: String(sum) };
+}
+
+function replay(GPULedger, ops) {
+  const start = performance.now();
+  const ledger = new GPULedger();
+  let accepted = 0;
+  let sum = 0;
+  for (const op of ops) {
+    if (op.kind === 0) ledger.addGrant(op.id, op.amount, op.a, op.b);
+    else if (op.kind === 1) accepted += ledger.consume(op.id, op.amount, op.a) ? 1 : 0;
+    else sum += ledger.getBalance(op.a);
+  }
+  const ms = performance.now() - start;
+  ledger.dispose();
+  return { ms, answer: `${accepted}/${sum}` };
+}
+
 const { calls } = mixedCalls(events, 4);
 const writes = calls.filter((c) => c.kind !== 'balance');
+const workloads = opsFiles.map((file) => ({ file, ops: loadOps(file) }));
 const builds = [];
-for (const dir of args) builds.push({ dir, api: await load(dir), single: Infinity, batch: Infinity, answer: null });
+for (const dir of args) {
+  const api = await load(dir);
+  builds.push({
+    dir,
+    api,
+    single: Infinity,
+    batch: Infinity,
+    answer: null,
+    files: workloads.map(() => ({ ms: Infinity, answer: null })),
+    headroom: { ms: Infinity, answer: null },
+  });
+}
 
 for (let round = 0; round < rounds; round++) {
   for (const build of builds) {
+    workloads.forEach((w, k) => {
+      const { ms, answer } = replay(build.api.GPULedger, w.ops);
+      const best = build.files[k];
+      best.ms = Math.min(best.ms, ms);
+      if (best.answer !== null && best.answer !== answer) throw new Error(`${build.dir}: answers differ between rounds on ${w.file}`);
+      best.answer = answer;
+    });
+    if (headroomEvents > 0) {
+      const { ms, answer } = headroomAfterWrites(build.api.GPULedger, headroomEvents);
+      build.headroom.ms = Math.min(build.headroom.ms, ms);
+      if (build.headroom.answer !== null && build.headroom.answer !== answer)
+        throw new Error(`${build.dir}: headroom answers differ between rounds`);
+      build.headroom.answer = answer;
+    }
+    if (events === 0) continue;
     const { GPULedger } = build.api;
     let start = performance.now();
     const ledger = new GPULedger();
@@ -59,7 +136,18 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 if (new Set(builds.map((b) => b.answer)).size !== 1) throw new Error('module_speed: the builds disagree');
-console.log(`${events} mixed calls, best of ${rounds} rounds, builds alternating (ms)`);
+workloads.forEach((w, k) => {
+  if (new Set(builds.map((b) => b.files[k].answer)).size !== 1) throw new Error(`module_speed: the builds disagree on ${w.file}`);
+});
+if (new Set(builds.map((b) => b.headroom.answer)).size !== 1) throw new Error('module_speed: the builds disagree on headroom');
+console.log(`best of ${rounds} rounds, builds alternating (ms)`);
 for (const b of builds) {
-  console.log(`${b.dir.padEnd(40)} one call per event ${b.single.toFixed(1).padStart(8)}   applyBatch ${b.batch.toFixed(1).padStart(8)}`);
+  const mixed =
+    events === 0
+      ? ''
+      : `${events} mixed: one call per event ${b.single.toFixed(1).padStart(8)}   applyBatch ${b.batch.toFixed(1).padStart(8)}`;
+  const files = workloads.map((w, k) => `   ${w.file.replace(/^.*\//, '')} ${b.files[k].ms.toFixed(1).padStart(8)}`).join('');
+  const headroom =
+    headroomEvents === 0 ? '' : `   headroom after a write (${headroomEvents} events) ${b.headroom.ms.toFixed(2).padStart(7)}`;
+  console.log(`${b.dir.padEnd(24)} ${mixed}${files}${headroom}`);
 }

@@ -3,7 +3,10 @@
 #include <cstring>
 #include <string>
 
+#include "gpu_credit_ledger/cold_code.h"
 #include "gpu_credit_ledger/ledger.h"
+
+GCL_COLD_CODE_BEGIN
 
 namespace gcl_wasm {
 namespace {
@@ -49,3 +52,5 @@ val coreTable() {
 }
 
 }  // namespace gcl_wasm
+
+GCL_COLD_CODE_END

@@ -2,6 +2,9 @@
 
 #include <string>
 
+#include "gpu_credit_ledger/cold_code.h"
+GCL_COLD_CODE_BEGIN
+
 namespace gcl_wasm {
 namespace {
 
@@ -157,3 +160,5 @@ void encodeCurve(const std::vector<gcl::BalancePoint>& points, std::vector<doubl
 }
 
 }  // namespace gcl_wasm
+
+GCL_COLD_CODE_END

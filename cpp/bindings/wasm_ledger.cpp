@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "gpu_credit_ledger/cold_code.h"
 #include "result_encoding.h"
 
 namespace gcl_wasm {
@@ -85,6 +86,8 @@ double WasmLedger::headroom(double timestamp) {
   if (status != gcl::Status::kOk) return failureCode(status);
   return static_cast<double>(amount);
 }
+
+GCL_COLD_CODE_BEGIN
 
 WasmLedger::val WasmLedger::tryConsume(int idLength, double amount, double timestamp, bool dryRun) {
   if (!admit(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
@@ -199,6 +202,8 @@ WasmLedger::val WasmLedger::compact(double horizon) {
 }
 
 double WasmLedger::horizon() const { return static_cast<double>(ledger_.horizon()); }
+
+GCL_COLD_CODE_END
 
 int WasmLedger::restoreGrant(int idLength, double amount, double startTime, double endTime) {
   if (!admit(CallCost::kGrow)) return static_cast<int>(gcl::Status::kOutOfMemory);

@@ -5,9 +5,12 @@
 #include <memory>
 
 #include "engine.h"
+#include "gpu_credit_ledger/cold_code.h"
 #include "gpu_credit_ledger/ledger.h"
 #include "replay_check.h"
 #include "value_checks.h"
+
+GCL_COLD_CODE_BEGIN
 
 namespace gcl {
 
@@ -95,3 +98,5 @@ void Ledger::replaceWith(std::unique_ptr<GrantTable> table, const std::vector<ui
 }
 
 }  // namespace gcl
+
+GCL_COLD_CODE_END

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "sort_keys.h"
+
 namespace gcl {
 namespace {
 
@@ -150,18 +152,39 @@ int64_t HeadroomIndex::Side::chainEndingAt(int64_t time) const {
 
 namespace {
 
-// Sorts by `less`, in O(n) when `items` are already in that order or in the reverse one
-// (ledgers mostly grow in time order: consumptions and grant windows arrive sorted).
+// Whether `items` are in `less` order already, or in the reverse one (then reversed):
+// ledgers mostly grow in time order, so consumptions and grant windows arrive sorted.
+template <typename T, typename Less>
+bool inOrderOrReversed(std::vector<T>* items, Less less) {
+  if (std::is_sorted(items->begin(), items->end(), less)) return true;
+  const auto greater = [&](const T& a, const T& b) { return less(b, a); };
+  if (!std::is_sorted(items->begin(), items->end(), greater)) return false;
+  // Equal keys keep no meaningful order here: the sweeps read them as one group.
+  std::reverse(items->begin(), items->end());
+  return true;
+}
+
 template <typename T, typename Less>
 void sortMostlyOrdered(std::vector<T>* items, Less less) {
-  if (std::is_sorted(items->begin(), items->end(), less)) return;
-  const auto greater = [&](const T& a, const T& b) { return less(b, a); };
-  if (std::is_sorted(items->begin(), items->end(), greater)) {
-    // Equal keys keep no meaningful order here: the sweeps read them as one group.
-    std::reverse(items->begin(), items->end());
+  if (!inOrderOrReversed(items, less)) std::sort(items->begin(), items->end(), less);
+}
+
+// Grant windows by ascending end; out of order, through the core's one sort by a key.
+template <typename Window>
+void sortByEnd(std::vector<Window>* windows) {
+  if (inOrderOrReversed(windows,
+                        [](const Window& a, const Window& b) { return a.endTime < b.endTime; })) {
     return;
   }
-  std::sort(items->begin(), items->end(), less);
+  std::vector<SortKey> byEnd(windows->size());  // (endTime, position)
+  for (size_t i = 0; i < windows->size(); ++i) {
+    byEnd[i] = {(*windows)[i].endTime, static_cast<int64_t>(i)};
+  }
+  sortKeys(&byEnd);
+  std::vector<Window> ended;
+  ended.reserve(windows->size());
+  for (const SortKey& item : byEnd) ended.push_back((*windows)[static_cast<size_t>(item.value)]);
+  *windows = std::move(ended);
 }
 
 // Demand per distinct time: `times` strictly ascending, `amounts` the total at each.
@@ -205,11 +228,11 @@ HeadroomIndex::HeadroomIndex(const GrantTable& grants, std::vector<TimedAmount> 
     windows.push_back({grants.startTime[g], grants.endTime[g], grants.amount[g]});
     total_ += grants.amount[g];
   }
-  sortMostlyOrdered(&windows, EndsBefore());
+  sortByEnd(&windows);
   left_ = Side(std::move(byTime.times), std::move(byTime.amounts), windows);
   // Mirrored: [-end, -start], by -start ascending.
   for (Window& window : windows) window = {-window.endTime, -window.startTime, window.amount};
-  sortMostlyOrdered(&windows, EndsBefore());
+  sortByEnd(&windows);
   right_ = Side(std::move(mirror.times), std::move(mirror.amounts), windows);
 }
 
@@ -234,7 +257,7 @@ int64_t HeadroomIndex::chainStartingAt(int64_t timestamp, const GrantTable& gran
       windows.push_back({-grants.endTime[g], -grants.startTime[g], grants.amount[g]});
     }
   }
-  sortMostlyOrdered(&windows, EndsBefore());
+  sortByEnd(&windows);
   return Side(std::move(mirror.times), std::move(mirror.amounts), windows)
       .chainEndingAt(-timestamp);
 }

@@ -54,9 +54,6 @@ class HeadroomIndex {
     int64_t endTime;
     int64_t amount;
   };
-  struct EndsBefore {
-    bool operator()(const Window& a, const Window& b) const { return a.endTime < b.endTime; }
-  };
   // One direction of the sweep, in its own time coordinates (the right side negates time).
   class Side {
    public:

@@ -13,10 +13,13 @@
 #include <string>
 
 #include "engine.h"
+#include "gpu_credit_ledger/cold_code.h"
 #include "gpu_credit_ledger/ledger.h"
 #include "pending_queue.h"
 #include "replay_check.h"
 #include "value_checks.h"
+
+GCL_COLD_CODE_BEGIN
 
 namespace gcl {
 
@@ -128,3 +131,5 @@ std::string Ledger::checkInvariants() const {
 }
 
 }  // namespace gcl
+
+GCL_COLD_CODE_END

@@ -3,11 +3,14 @@
 // consumptions that would be rejected now: retries run after each credit-adding change,
 // and every other change only takes credit away.
 #include "engine.h"
+#include "gpu_credit_ledger/cold_code.h"
 #include "gpu_credit_ledger/ledger.h"
 #include "pending_queue.h"
 #include "value_checks.h"
 
 namespace gcl {
+
+GCL_COLD_CODE_BEGIN
 
 Status Ledger::submit(std::string_view eventId, int64_t amount, int64_t timestamp,
                       SubmitOutcome* outcome) {
@@ -54,6 +57,8 @@ void Ledger::takeAcceptedPending(std::vector<PendingConsumption>* out) {
   out->clear();
   out->swap(acceptedPending_);
 }
+
+GCL_COLD_CODE_END
 
 Status Ledger::checkPending(std::string_view eventId, int64_t amount, int64_t timestamp) const {
   const PendingConsumption* queued = pending_ ? pending_->find(eventId) : nullptr;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine.h"
+#include "gpu_credit_ledger/cold_code.h"
 #include "gpu_credit_ledger/ledger.h"
 #include "headroom.h"
 #include "replay_check.h"
@@ -23,15 +24,16 @@ struct Remaining {
 // so this is exactly what it would draw from.
 std::vector<Remaining> remainingAt(const GrantTable& grants, const Engine& engine,
                                    int64_t timestamp) {
-  std::vector<uint32_t> valid;
+  DrawOrderHeap valid(DrawnLater{&grants});  // the heap firstUnfunded uses: no sort of its own
   for (uint32_t g = 0; g < grants.size(); ++g) {
-    if (grants.validAt(g, timestamp)) valid.push_back(g);
+    if (grants.validAt(g, timestamp)) valid.push(g);
   }
-  std::sort(valid.begin(), valid.end(),
-            [&](uint32_t a, uint32_t b) { return grants.drawsBefore(a, b); });
   std::vector<Remaining> out;
   out.reserve(valid.size());
-  for (uint32_t g : valid) out.push_back({g, grants.amount[g] - engine.drawnThrough(g, timestamp)});
+  for (; !valid.empty(); valid.pop()) {
+    const uint32_t g = valid.top();
+    out.push_back({g, grants.amount[g] - engine.drawnThrough(g, timestamp)});
+  }
   return out;
 }
 
@@ -51,6 +53,8 @@ Status Ledger::headroom(int64_t timestamp, int64_t* amount) const {
   *amount = engine_->headroomAt(timestamp);
   return Status::kOk;
 }
+
+GCL_COLD_CODE_BEGIN
 
 Status Ledger::tryConsume(std::string_view eventId, int64_t amount, int64_t timestamp, bool dryRun,
                           ConsumeResult* out) {
@@ -170,5 +174,7 @@ Status Ledger::nextBelow(int64_t threshold, int64_t from, std::optional<int64_t>
   if (found >= 0) *time = found;
   return Status::kOk;
 }
+
+GCL_COLD_CODE_END
 
 }  // namespace gcl

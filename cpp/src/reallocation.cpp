@@ -5,8 +5,12 @@
 #include <algorithm>
 
 #include "engine.h"
+#include "gpu_credit_ledger/cold_code.h"
 #include "gpu_credit_ledger/ledger.h"
 #include "id_index.h"
+#include "sort_keys.h"
+
+GCL_COLD_CODE_BEGIN
 
 namespace gcl {
 namespace {
@@ -46,34 +50,40 @@ void Ledger::noteRebuildRedraws(const GrantTable& table, const Engine& engine,
 
 void Ledger::reallocated(std::vector<Reallocation>* out) const {
   out->clear();
-  // The first entry of each consumption holds its draws before the call.
-  std::vector<size_t> first;
+  // The first entry of each consumption holds its draws before the call: (handle, entry)
+  // sorted puts each handle's first entry first.
+  std::vector<SortKey> first;
   first.reserve(redrawLog_->size());
   for (size_t i = 0; i < redrawLog_->size(); ++i) {
-    if (redrawLog_->handle(i) < reallocationFrom_) first.push_back(i);
-  }
-  std::stable_sort(first.begin(), first.end(), [&](size_t a, size_t b) {
-    return redrawLog_->handle(a) < redrawLog_->handle(b);
-  });
-  first.erase(std::unique(first.begin(), first.end(),
-                          [&](size_t a, size_t b) {
-                            return redrawLog_->handle(a) == redrawLog_->handle(b);
-                          }),
-              first.end());
-  std::vector<Draw> now;
-  for (size_t i : first) {
     const uint32_t c = redrawLog_->handle(i);
+    if (c < reallocationFrom_) first.push_back({c, static_cast<int64_t>(i)});
+  }
+  sortKeys(&first);
+  first.erase(std::unique(first.begin(), first.end(),
+                          [](const SortKey& a, const SortKey& b) { return a.key == b.key; }),
+              first.end());
+  std::vector<Reallocation> moved;
+  std::vector<Draw> now;
+  for (const SortKey& entry : first) {
+    const auto c = static_cast<uint32_t>(entry.key);
+    const auto i = static_cast<size_t>(entry.value);
     engine_->draws(c, &now);
     if (sameDraws(redrawLog_->beforeBegin(i), redrawLog_->beforeEnd(i), now)) continue;
-    Reallocation moved{
-        std::string(eventIds_->at(c)), engine_->amountOf(c), engine_->timestampOf(c), {}};
-    allocations(moved.eventId, &moved.allocations);
-    out->push_back(std::move(moved));
+    moved.push_back(
+        {std::string(eventIds_->at(c)), engine_->amountOf(c), engine_->timestampOf(c), {}});
+    allocations(moved.back().eventId, &moved.back().allocations);
   }
-  // Replay order: (timestamp, acceptance order); `first` was in acceptance order.
-  std::stable_sort(out->begin(), out->end(), [](const Reallocation& a, const Reallocation& b) {
-    return a.timestamp < b.timestamp;
-  });
+  // Replay order: (timestamp, acceptance order); `moved` is in acceptance order.
+  std::vector<SortKey> byTime(moved.size());  // (timestamp, position in `moved`)
+  for (size_t k = 0; k < moved.size(); ++k) {
+    byTime[k] = {moved[k].timestamp, static_cast<int64_t>(k)};
+  }
+  sortKeys(&byTime);
+  out->reserve(moved.size());
+  for (const SortKey& entry : byTime)
+    out->push_back(std::move(moved[static_cast<size_t>(entry.value)]));
 }
 
 }  // namespace gcl
+
+GCL_COLD_CODE_END

@@ -1,26 +1,27 @@
 #include "replay_check.h"
 
 #include <algorithm>
-#include <numeric>
-#include <queue>
+
+#include "gpu_credit_ledger/cold_code.h"
+#include "sort_keys.h"
+
+GCL_COLD_CODE_BEGIN
 
 namespace gcl {
 
 size_t firstUnfunded(const GrantTable& grants, const std::vector<TimedAmount>& ordered,
                      std::vector<std::vector<Draw>>* draws) {
   if (draws != nullptr) draws->assign(ordered.size(), {});
-  std::vector<uint32_t> byStart(grants.size());
-  std::iota(byStart.begin(), byStart.end(), 0);
-  std::sort(byStart.begin(), byStart.end(),
-            [&](uint32_t a, uint32_t b) { return grants.startTime[a] < grants.startTime[b]; });
-  auto drawnLater = [&](uint32_t a, uint32_t b) { return grants.drawsBefore(b, a); };
-  std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(drawnLater)> valid(drawnLater);
+  std::vector<SortKey> byStart(grants.size());  // (startTime, grant)
+  for (uint32_t g = 0; g < grants.size(); ++g) byStart[g] = {grants.startTime[g], g};
+  sortKeys(&byStart);
+  DrawOrderHeap valid(DrawnLater{&grants});
   std::vector<int64_t> remaining(grants.amount);
   size_t nextGrant = 0;
   for (size_t i = 0; i < ordered.size(); ++i) {
     const int64_t t = ordered[i].timestamp;
-    while (nextGrant < byStart.size() && grants.startTime[byStart[nextGrant]] <= t) {
-      valid.push(byStart[nextGrant++]);
+    while (nextGrant < byStart.size() && byStart[nextGrant].key <= t) {
+      valid.push(static_cast<uint32_t>(byStart[nextGrant++].value));
     }
     int64_t need = ordered[i].amount;
     while (need > 0) {
@@ -39,12 +40,15 @@ size_t firstUnfunded(const GrantTable& grants, const std::vector<TimedAmount>& o
 }
 
 std::vector<uint32_t> replayOrder(const Engine& engine, size_t count) {
+  // (timestamp, acceptance order): the handle as value keeps equal times in acceptance order.
+  std::vector<SortKey> byTime(count);
+  for (uint32_t c = 0; c < count; ++c) byTime[c] = {engine.timestampOf(c), c};
+  sortKeys(&byTime);
   std::vector<uint32_t> order(count);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return engine.timestampOf(a) < engine.timestampOf(b);
-  });
+  for (size_t i = 0; i < count; ++i) order[i] = static_cast<uint32_t>(byTime[i].value);
   return order;
 }
 
 }  // namespace gcl
+
+GCL_COLD_CODE_END

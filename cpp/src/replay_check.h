@@ -6,12 +6,22 @@
 #define GPU_CREDIT_LEDGER_REPLAY_CHECK_H_
 
 #include <cstddef>
+#include <queue>
 #include <vector>
 
 #include "engine.h"
 #include "headroom.h"
 
 namespace gcl {
+
+// A heap of grant indexes whose top is the grant drawn first (draw order, engine.h):
+// firstUnfunded's live grants and the grants a preview lists. One heap type for both, so
+// that the module carries one copy of its code rather than a heap and a sort.
+struct DrawnLater {
+  const GrantTable* grants;
+  bool operator()(uint32_t a, uint32_t b) const { return grants->drawsBefore(b, a); }
+};
+using DrawOrderHeap = std::priority_queue<uint32_t, std::vector<uint32_t>, DrawnLater>;
 
 // `ordered` is in replay order. Returns the index of the first consumption left unfunded
 // by earliest-expiry replay, or ordered.size() when every one is funded. With `draws`,
