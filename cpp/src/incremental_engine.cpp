@@ -265,14 +265,14 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
                                           : byEndAt_[rollbackDraws_[original.begin].grant];
     releaseDraws(h);
     if (!drawGreedy(h, first, &fresh_)) {
-      settleDraws(h, {});
+      setDraws(h, {});
       funded = false;
       // h is the first consumption of the replay with c inserted that goes unfunded (fact
       // 13): tryConsume's blocker. c itself only when amount > balance, checked before.
       if (h != c) blocked_ = {true, amount_[c], timestamp_[c], h, timestamp_[h]};
       break;
     }
-    settleDraws(h, fresh_);
+    setDraws(h, fresh_);
     for (const Draw& draw : fresh_) {
       const uint32_t g = draw.grant;
       int64_t excess = drawn_[g] - grants_.amount[g];
@@ -303,7 +303,7 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
       cut_.assign(rollbackDraws_.begin() + it->begin,
                   rollbackDraws_.begin() + it->begin + it->size);
       releaseDraws(it->handle);
-      settleDraws(it->handle, cut_);
+      setDraws(it->handle, cut_);
     }
     order_.erase(placeOf(order_, c));
   } else {
@@ -390,7 +390,7 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
     for (const Draw& draw : old) freedOf(draw.grant) += draw.amount;
     for (const Draw& draw : fresh) freedOf(draw.grant) -= draw.amount;
     noteRedraw(c, old.data(), old.data() + old.size());
-    removeDraws(c);
+    releaseDraws(c);
     setDraws(c, fresh);
   }
   commitChange(kNoConsumption);
@@ -424,27 +424,6 @@ bool IncrementalEngine::drawGreedy(uint32_t c, std::set<uint32_t, DrawOrder>::co
   return need == 0;
 }
 
-void IncrementalEngine::removeDraws(uint32_t c) {
-  const DrawList& draws = draws_[c];
-  for (size_t i = 0; i < draws.size(); ++i) {
-    noteDrawn(draws[i].grant);
-    drawn_[draws[i].grant] -= draws[i].amount;
-    eraseDrawer(draws[i].grant, c);
-  }
-  drawCount_ -= draws.size();
-  draws_[c].assign({});
-}
-
-void IncrementalEngine::setDraws(uint32_t c, const std::vector<Draw>& draws) {
-  draws_[c].assign(draws);
-  drawCount_ += draws.size();
-  for (const Draw& draw : draws) {
-    noteDrawn(draw.grant);
-    drawn_[draw.grant] += draw.amount;
-    insertDrawer(draw.grant, c);
-  }
-}
-
 void IncrementalEngine::releaseDraws(uint32_t c) {
   const DrawList& draws = draws_[c];
   for (size_t i = 0; i < draws.size(); ++i) {
@@ -453,21 +432,21 @@ void IncrementalEngine::releaseDraws(uint32_t c) {
   }
 }
 
-void IncrementalEngine::settleDraws(uint32_t c, const std::vector<Draw>& draws) {
+void IncrementalEngine::setDraws(uint32_t c, const std::vector<Draw>& draws) {
   const DrawList& before = draws_[c];
-  const auto holds = [](const auto& list, size_t size, uint32_t g) {
-    for (size_t i = 0; i < size; ++i) {
+  const auto holds = [](const auto& list, uint32_t g) {
+    for (size_t i = 0; i < list.size(); ++i) {
       if (list[i].grant == g) return true;
     }
     return false;
   };
   for (size_t i = 0; i < before.size(); ++i) {
-    if (!holds(draws, draws.size(), before[i].grant)) eraseDrawer(before[i].grant, c);
+    if (!holds(draws, before[i].grant)) eraseDrawer(before[i].grant, c);
   }
   for (const Draw& draw : draws) {
     noteDrawn(draw.grant);
     drawn_[draw.grant] += draw.amount;
-    if (!holds(before, before.size(), draw.grant)) insertDrawer(draw.grant, c);
+    if (!holds(before, draw.grant)) insertDrawer(draw.grant, c);
   }
   drawCount_ += draws.size();
   drawCount_ -= before.size();

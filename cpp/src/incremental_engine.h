@@ -148,15 +148,14 @@ class IncrementalEngine final : public Engine {
   // Greedy earliest-expiry draw for c, scanning grants from `first` in draw order.
   bool drawGreedy(uint32_t c, std::set<uint32_t, DrawOrder>::const_iterator first,
                   std::vector<Draw>* out) const;
-  void removeDraws(uint32_t c);
-  void setDraws(uint32_t c, const std::vector<Draw>& draws);
-  // A re-draw in two steps that keeps c's place in the draw lists of the grants it draws
+  // A (re-)draw in two steps that keeps c's place in the draw lists of the grants it draws
   // before and after (a re-drawn consumption keeps its grants as a rule, and adds later
   // ones): releaseDraws returns c's credit to its grants, leaving its draws listed (c is
-  // then invisible to availableTo(., c, .), which reads only later drawers); settleDraws
-  // takes `draws` instead, erasing and inserting c only where its grants differ.
+  // then invisible to availableTo(., c, .), which reads only later drawers); setDraws
+  // gives c `draws` instead of what it drew, erasing and inserting c only where its grants
+  // differ (a new consumption draws nothing yet: no release).
   void releaseDraws(uint32_t c);
-  void settleDraws(uint32_t c, const std::vector<Draw>& draws);
+  void setDraws(uint32_t c, const std::vector<Draw>& draws);
   // A change to the draws is bracketed by beginChange() and commitChange(): every grant
   // whose drawn total is about to move is noted first, and the commit turns the net moves
   // (plus the newly accepted consumption, if any) into balance-tree updates.
