@@ -164,11 +164,6 @@ bool inOrderOrReversed(std::vector<T>* items, Less less) {
   return true;
 }
 
-template <typename T, typename Less>
-void sortMostlyOrdered(std::vector<T>* items, Less less) {
-  if (!inOrderOrReversed(items, less)) std::sort(items->begin(), items->end(), less);
-}
-
 // Grant windows by ascending end; out of order, through the core's one sort by a key.
 template <typename Window>
 void sortByEnd(std::vector<Window>* windows) {
@@ -194,9 +189,10 @@ struct Demand {
 };
 
 Demand demandByTime(std::vector<TimedAmount> demand) {
-  sortMostlyOrdered(&demand, [](const TimedAmount& a, const TimedAmount& b) {
+  const auto earlier = [](const TimedAmount& a, const TimedAmount& b) {
     return a.timestamp < b.timestamp;
-  });
+  };
+  if (!inOrderOrReversed(&demand, earlier)) std::sort(demand.begin(), demand.end(), earlier);
   Demand out;
   for (const TimedAmount& item : demand) {
     if (out.times.empty() || out.times.back() != item.timestamp) {
