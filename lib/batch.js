@@ -1,7 +1,7 @@
 // Bulk loading: many grants and consumptions in one crossing into WASM per chunk
-// (WasmLedger::applyBatch, cpp/bindings/wasm_ledger.h, through the plain exports `raw`). Ids travel as one UTF-8 buffer
-// with end offsets, numbers as a Float64Array, results as an Int32Array; each event is
-// applied exactly as its single call would apply it.
+// (WasmLedger::applyBatch, cpp/bindings/wasm_ledger.h, through the plain exports `raw`).
+// Ids travel as one UTF-8 buffer with end offsets, numbers as a Float64Array, results as
+// an Int32Array; each event is applied exactly as its single call would apply it.
 
 const encoder = new TextEncoder();
 
@@ -17,9 +17,9 @@ const CHUNK = 4096;
 
 /**
  * Runs `count` events through the ledger at address `self` in chunks (`raw`: the module's
- * plain exports, module.gclExports()). `describe(i, slot, first)` writes the
- * event's [kind, id, amount, time1, time2] into `slot` (kind BATCH_SKIP leaves it out); it
- * is called twice per event, `first` true the first time (where it validates);
+ * plain exports, module.gclExports()). `describe(i, slot, first)` writes the event's
+ * [kind, id, amount, time1, time2] into `slot` (kind BATCH_SKIP leaves it out); it is
+ * called twice per event, `first` true the first time (where it validates);
  * `settle(i, result)` receives each event's raw result (1, 0 or minus a status code).
  * Nothing here allocates per event.
  */

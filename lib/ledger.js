@@ -102,9 +102,7 @@ export function makeApi(module) {
 
     // The address for the plain exports, once #live has checked the ledger.
     #at(method) {
-      if (this.#handle === null) {
-        throw new LedgerError('DISPOSED', `${method}: this ledger was disposed`);
-      }
+      this.#live(method);
       return this.#self;
     }
 
