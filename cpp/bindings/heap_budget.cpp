@@ -21,16 +21,17 @@ size_t heapMax() {
 
 HeapShare::~HeapShare() { heldByAllLedgers -= held_; }
 
-bool HeapShare::allows(CallCost cost) const {
+size_t HeapShare::neededFor(CallCost cost) const {
   // Other ledgers count as they are; this one may at worst double (kGrow) or hold a
   // second copy of itself while it works (kRebuild).
   const size_t extra = cost == CallCost::kGrow ? held_ : 2 * held_;
-  return heldByAllLedgers + extra + kHeapSlackBytes <= heapMax();
+  return heldByAllLedgers + extra + kHeapSlackBytes;
 }
 
+bool HeapShare::allows(CallCost cost) const { return neededFor(cost) <= heapMax(); }
+
 size_t HeapShare::spareBytes(CallCost cost) const {
-  const size_t extra = cost == CallCost::kGrow ? held_ : 2 * held_;
-  const size_t needed = heldByAllLedgers + extra + kHeapSlackBytes;
+  const size_t needed = neededFor(cost);
   const size_t max = heapMax();
   return needed < max ? max - needed : 0;
 }

@@ -45,6 +45,9 @@ class HeapShare {
   void update(size_t bytes);
 
  private:
+  // Every ledger's share plus this call's worst case and the slack: what must fit.
+  size_t neededFor(CallCost cost) const;
+
   size_t held_ = 0;
 };
 
