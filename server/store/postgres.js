@@ -44,9 +44,6 @@ const SQL = {
             UNION ALL SELECT kind, id FROM archive WHERE customer_id = $1 AND seq = $2`,
   findEntries: `SELECT id, amount, t1, t2 FROM log WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])
                 UNION ALL SELECT id, amount, t1, t2 FROM archive WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])`,
-  findEntry: `SELECT amount, t1, t2 FROM log WHERE customer_id = $1 AND kind = $2 AND id = $3
-              UNION ALL SELECT amount, t1, t2 FROM archive WHERE customer_id = $1 AND kind = $2 AND id = $3
-              LIMIT 1`,
   findSubmit: `SELECT amount, t1, seq FROM log WHERE customer_id = $1 AND kind = 'submit' AND id = $2
                UNION ALL SELECT amount, t1, seq FROM archive WHERE customer_id = $1 AND kind = 'submit' AND id = $2
                ORDER BY seq DESC LIMIT 1`,
@@ -289,8 +286,7 @@ export class PostgresStore {
   }
 
   async findEntry(customer, kind, id) {
-    const { rows } = await this.#pool.query(SQL.findEntry, [customer, kind, encodeId(id)]);
-    return rows.length === 0 ? null : rows[0];
+    return (await this.findEntries(customer, kind, [id])).get(id) ?? null;
   }
 
   /**

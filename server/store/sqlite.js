@@ -153,7 +153,7 @@ export class SqliteStore {
   }
 
   async findEntry(customer, kind, id) {
-    return this.#sql.findEntry[kind].get(customer, id, customer, id) ?? null;
+    return (await this.findEntries(customer, kind, [id])).get(id) ?? null;
   }
 
   async load(customer) {
