@@ -192,7 +192,14 @@ Demand demandByTime(std::vector<TimedAmount> demand) {
   const auto earlier = [](const TimedAmount& a, const TimedAmount& b) {
     return a.timestamp < b.timestamp;
   };
-  if (!inOrderOrReversed(&demand, earlier)) std::sort(demand.begin(), demand.end(), earlier);
+  if (!inOrderOrReversed(&demand, earlier)) {
+    // Out of order: through the core's one sort by a key (the order of equal times does
+    // not matter: their amounts are summed).
+    std::vector<SortKey> byTime(demand.size());
+    for (size_t i = 0; i < demand.size(); ++i) byTime[i] = {demand[i].timestamp, demand[i].amount};
+    sortKeys(&byTime);
+    for (size_t i = 0; i < demand.size(); ++i) demand[i] = {byTime[i].key, byTime[i].value};
+  }
   Demand out;
   for (const TimedAmount& item : demand) {
     if (out.times.empty() || out.times.back() != item.timestamp) {
