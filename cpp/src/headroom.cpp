@@ -170,7 +170,8 @@ void HeadroomIndex::Side::sweepThrough(int64_t time) const {
       s.before = firstAtOrAfter(times_, windows[s.next].startTime, s.before);
       s.chains.addPrefix(s.before, windows[s.next].amount);
     }
-    steps_.push_back({step, s.endedBefore, s.chains.max()});
+    const int64_t value = std::max(s.endedBefore, s.chains.max());
+    if (value != (steps_.empty() ? 0 : steps_.back().value)) steps_.push_back({step, value});
   }
   sweep_.reset();  // every step is swept: the scratch goes
 }
@@ -185,8 +186,7 @@ int64_t HeadroomIndex::Side::chainEndingAt(int64_t time) const {
   const auto after = std::upper_bound(steps_.begin(), steps_.end(), time,
                                       [](int64_t t, const Step& s) { return t < s.from; });
   if (after == steps_.begin()) return demandAt(time);  // nothing ends or happens before
-  const Step& step = *(after - 1);
-  return demandAt(time) + std::max(step.endedBefore, step.bestBefore);
+  return demandAt(time) + (after - 1)->value;
 }
 
 namespace {

@@ -73,10 +73,11 @@ class HeadroomIndex {
     size_t bytes() const;
 
    private:
+    // From `from` on, max(L(t), max_{p<t} F(p) + W(p, t)): what F(t) adds to d(t). A step
+    // that would repeat the value before it is left out (0 before the first).
     struct Step {
-      int64_t from;         // in effect from this time on
-      int64_t endedBefore;  // L
-      int64_t bestBefore;   // max_{p<t} F(p) + W(p, t)
+      int64_t from;
+      int64_t value;
     };
     struct Sweep;  // the sweep's state between queries (headroom.cpp)
     // Sweeps every step in effect at or before `time`.
