@@ -54,14 +54,20 @@ async function child(kind, file, dir) {
       return NaN;
     }
   };
+  // Minor page faults of the process so far: memory touched for the first time (on some
+  // virtual machines a fault costs tens of microseconds; bench/page_faults.mjs).
+  const faults = () => process.resourceUsage().minorPageFault;
+  const f0 = faults();
   const c0 = cpu();
   const t0 = performance.now();
   const load = await import(entry('load'));
   const t1 = performance.now();
   const c1 = cpu();
+  const f1 = faults();
   const { GPULedger } = await load.loadLedger();
   const t2 = performance.now();
   const c2 = cpu();
+  const f2 = faults();
   let ledger;
   let at;
   if (kind === 'calls') {
@@ -78,9 +84,11 @@ async function child(kind, file, dir) {
   }
   const t3 = performance.now();
   const c3 = cpu();
+  const f3 = faults();
   const balance = ledger.getBalance(at);
   const t4 = performance.now();
   const c4 = cpu();
+  const f4 = faults();
   // The main entry must be the same module instance (it awaits the same loadLedger).
   const main = await import(entry('index'));
   if (main.GPULedger !== GPULedger) throw new Error('cold_start: two module instances');
@@ -94,6 +102,7 @@ async function child(kind, file, dir) {
       parse,
       balance,
       cpu: { module: c1 - c0, load: c2 - c1, work: c3 - c2, answer: c4 - c3, total: c4 - c0 },
+      faults: { module: f1 - f0, load: f2 - f1, work: f3 - f2, answer: f4 - f3, total: f4 - f0 },
     }),
   );
 }
@@ -152,10 +161,12 @@ function parent() {
       };
       rows('', fields, (s, f) => s[f]);
       rows('cpu', cpuFields, (s, f) => s.cpu[f]);
+      rows('page faults', cpuFields, (s, f) => s.faults[f]);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log('total = module + load + work + answer (parse, case b only, is before the clock starts);');
-  console.log('"cpu" rows: the main thread\'s time on a CPU in each part (Linux; NaN elsewhere)');
+  console.log('"cpu" rows: the main thread\'s time on a CPU in each part (Linux; NaN elsewhere);');
+  console.log('"page faults" rows: the process\'s minor page faults in each part (memory touched first)');
 }

@@ -6,8 +6,10 @@
 # events instead of 10^6, and the rejected backdated call (bench/rejection_bench.mjs) up to
 # n = 10^4 instead of 10^5. GCL_BENCH_BEFORE=DIR adds headroom_bench.mjs's,
 # rejection_bench.mjs's and cold_start.mjs's figures for the package in DIR (an older
-# checkout with its dist/ built), for a before/after table. The cold start (bench/cold_start.mjs: fresh Node processes,
-# import to first answer) and the module's size (scripts/size-report.sh) close the run.
+# checkout with its dist/ built), for a before/after table. bench/page_faults.mjs prints
+# what memory costs the first time it is touched here, and how much of a bulk load that
+# is. The cold start (bench/cold_start.mjs: fresh Node processes, import to first answer)
+# and the module's size (scripts/size-report.sh) close the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-tools.sh
@@ -21,6 +23,7 @@ echo "$(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p')"
 node bench/wasm_bench.mjs build/bench/out
 node bench/horizon_bench.mjs "$@"
 node bench/load_bench.mjs "$@"
+node bench/page_faults.mjs "$@"
 node bench/headroom_bench.mjs "$@"
 node bench/rejection_bench.mjs "$@"
 node bench/cold_start.mjs

@@ -105,36 +105,75 @@ size_t firstAtOrAfter(const std::vector<int64_t>& times, int64_t time, size_t hi
 
 }  // namespace
 
-HeadroomIndex::Side::Side(std::vector<int64_t> times, std::vector<int64_t> demand,
-                          const std::vector<Window>& windows)
-    : times_(std::move(times)), demand_(std::move(demand)) {
-  // Sweep the times at which L or the best earlier chain can change: just after each
-  // consumption time p (p joins the p < t side) and just after each grant end e (the grant
-  // joins L(t) and, for every p before its start, W(p, t)). Times may be negative (the
-  // mirrored side) but stay far from overflow.
-  PrefixAddMax chains(times_.size());
+// Where the sweep stands: the maximum structure over the chains so far, the windows (by
+// ascending end) and how far each list is taken in.
+struct HeadroomIndex::Side::Sweep {
+  explicit Sweep(std::vector<Window> ends) : windows(std::move(ends)) {}
+  PrefixAddMax chains{0};  // sized when the sweep starts: a side never queried costs nothing
+  bool started = false;
+  std::vector<Window> windows;
   int64_t endedBefore = 0;
   size_t joined = 0;  // consumption times already on the p < t side
   size_t next = 0;    // windows already ended
   size_t before = 0;  // the last window's count of consumption times before its start
+};
+
+HeadroomIndex::Side::Side(std::vector<int64_t> times, std::vector<int64_t> demand,
+                          std::vector<Window> windows)
+    : times_(std::move(times)), demand_(std::move(demand)) {
+  // Room for every step at once: what the index holds does not grow while it sweeps.
   steps_.reserve(times_.size() + windows.size());
-  while (joined < times_.size() || next < windows.size()) {
-    const int64_t consumptionStep = joined < times_.size() ? times_[joined] + 1 : INT64_MAX;
-    const int64_t windowStep = next < windows.size() ? windows[next].endTime + 1 : INT64_MAX;
+  if (!times_.empty() || !windows.empty()) {
+    sweep_ = std::make_unique<Sweep>(std::move(windows));
+  }
+}
+
+HeadroomIndex::Side::Side(Side&&) noexcept = default;
+HeadroomIndex::Side& HeadroomIndex::Side::operator=(Side&&) noexcept = default;
+HeadroomIndex::Side::~Side() = default;
+
+size_t HeadroomIndex::Side::bytes() const {
+  size_t bytes =
+      (times_.capacity() + demand_.capacity()) * sizeof(int64_t) + steps_.capacity() * sizeof(Step);
+  if (sweep_) {
+    bytes += sweep_->windows.capacity() * sizeof(Window);
+    if (sweep_->started) bytes += times_.size() * (2 * sizeof(size_t) + sizeof(int64_t));
+  }
+  return bytes;
+}
+
+void HeadroomIndex::Side::sweepThrough(int64_t time) const {
+  // The times at which L or the best earlier chain can change: just after each consumption
+  // time p (p joins the p < t side) and just after each grant end e (the grant joins L(t)
+  // and, for every p before its start, W(p, t)). Times may be negative (the mirrored side)
+  // but stay far from overflow.
+  if (!sweep_) return;
+  Sweep& s = *sweep_;
+  const std::vector<Window>& windows = s.windows;
+  while (s.joined < times_.size() || s.next < windows.size()) {
+    const int64_t consumptionStep = s.joined < times_.size() ? times_[s.joined] + 1 : INT64_MAX;
+    const int64_t windowStep = s.next < windows.size() ? windows[s.next].endTime + 1 : INT64_MAX;
     const int64_t step = std::min(consumptionStep, windowStep);
+    if (step > time) return;  // not in effect at `time`: a later query sweeps it
+    if (!s.started) {
+      s.chains = PrefixAddMax(times_.size());
+      s.started = true;
+    }
     if (consumptionStep == step) {
       // F(p) sees everything in effect at p: all steps up to p, none at p + 1.
-      const int64_t score = demand_[joined] + std::max(endedBefore, chains.max());
-      chains.append(joined++, score);
+      const int64_t score = demand_[s.joined] + std::max(s.endedBefore, s.chains.max());
+      s.chains.append(s.joined++, score);
     }
-    for (; next < windows.size() && windows[next].endTime + 1 == step; ++next) {
-      endedBefore += windows[next].amount;
+    for (; s.next < windows.size() && windows[s.next].endTime + 1 == step; ++s.next) {
+      s.endedBefore += windows[s.next].amount;
       // Consumption times before its start; all joined already (start <= end < step).
-      before = firstAtOrAfter(times_, windows[next].startTime, before);
-      chains.addPrefix(before, windows[next].amount);
+      s.before = firstAtOrAfter(times_, windows[s.next].startTime, s.before);
+      s.chains.addPrefix(s.before, windows[s.next].amount);
     }
-    steps_.push_back({step, endedBefore, chains.max()});
+    const int64_t value = std::max(s.endedBefore, s.chains.max());
+    if (value != (steps_.empty() ? 0 : steps_.back().value)) steps_.push_back({step, value});
   }
+  sweep_.reset();  // every step is swept: the scratch goes
 }
 
 int64_t HeadroomIndex::Side::demandAt(int64_t time) const {
@@ -143,11 +182,11 @@ int64_t HeadroomIndex::Side::demandAt(int64_t time) const {
 }
 
 int64_t HeadroomIndex::Side::chainEndingAt(int64_t time) const {
+  sweepThrough(time);
   const auto after = std::upper_bound(steps_.begin(), steps_.end(), time,
                                       [](int64_t t, const Step& s) { return t < s.from; });
   if (after == steps_.begin()) return demandAt(time);  // nothing ends or happens before
-  const Step& step = *(after - 1);
-  return demandAt(time) + std::max(step.endedBefore, step.bestBefore);
+  return demandAt(time) + (after - 1)->value;
 }
 
 namespace {
@@ -192,8 +231,17 @@ Demand demandByTime(std::vector<TimedAmount> demand) {
   const auto earlier = [](const TimedAmount& a, const TimedAmount& b) {
     return a.timestamp < b.timestamp;
   };
-  if (!inOrderOrReversed(&demand, earlier)) std::sort(demand.begin(), demand.end(), earlier);
+  if (!inOrderOrReversed(&demand, earlier)) {
+    // Out of order: through the core's one sort by a key (the order of equal times does
+    // not matter: their amounts are summed).
+    std::vector<SortKey> byTime(demand.size());
+    for (size_t i = 0; i < demand.size(); ++i) byTime[i] = {demand[i].timestamp, demand[i].amount};
+    sortKeys(&byTime);
+    for (size_t i = 0; i < demand.size(); ++i) demand[i] = {byTime[i].key, byTime[i].value};
+  }
   Demand out;
+  out.times.reserve(demand.size());
+  out.amounts.reserve(demand.size());
   for (const TimedAmount& item : demand) {
     if (out.times.empty() || out.times.back() != item.timestamp) {
       out.times.push_back(item.timestamp);
@@ -225,11 +273,15 @@ HeadroomIndex::HeadroomIndex(const GrantTable& grants, std::vector<TimedAmount> 
     total_ += grants.amount[g];
   }
   sortByEnd(&windows);
-  left_ = Side(std::move(byTime.times), std::move(byTime.amounts), windows);
   // Mirrored: [-end, -start], by -start ascending.
-  for (Window& window : windows) window = {-window.endTime, -window.startTime, window.amount};
-  sortByEnd(&windows);
-  right_ = Side(std::move(mirror.times), std::move(mirror.amounts), windows);
+  std::vector<Window> mirroredWindows;
+  mirroredWindows.reserve(windows.size());
+  for (const Window& window : windows) {
+    mirroredWindows.push_back({-window.endTime, -window.startTime, window.amount});
+  }
+  sortByEnd(&mirroredWindows);
+  left_ = Side(std::move(byTime.times), std::move(byTime.amounts), std::move(windows));
+  right_ = Side(std::move(mirror.times), std::move(mirror.amounts), std::move(mirroredWindows));
 }
 
 std::unique_ptr<HeadroomIndex> HeadroomIndex::of(const GrantTable& grants, const Engine& engine,
@@ -254,7 +306,7 @@ int64_t HeadroomIndex::chainStartingAt(int64_t timestamp, const GrantTable& gran
     }
   }
   sortByEnd(&windows);
-  return Side(std::move(mirror.times), std::move(mirror.amounts), windows)
+  return Side(std::move(mirror.times), std::move(mirror.amounts), std::move(windows))
       .chainEndingAt(-timestamp);
 }
 

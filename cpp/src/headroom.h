@@ -55,25 +55,38 @@ class HeadroomIndex {
     int64_t amount;
   };
   // One direction of the sweep, in its own time coordinates (the right side negates time).
+  // The sweep runs on demand: a query at t sweeps as far as t, and no further. A first
+  // query at t so costs the events before t on the left side and those after t on the
+  // right, one pass over the history instead of two; the sweeps resume from where they
+  // stopped, so all queries together cost one full build at most. Not thread-safe: a
+  // const query may advance the sweep.
   class Side {
    public:
     // `times` strictly ascending with the demand at each; `windows` by ascending end.
-    Side(std::vector<int64_t> times, std::vector<int64_t> demand,
-         const std::vector<Window>& windows);
+    Side(std::vector<int64_t> times, std::vector<int64_t> demand, std::vector<Window> windows);
+    Side(Side&&) noexcept;
+    Side& operator=(Side&&) noexcept;
+    ~Side();
     int64_t demandAt(int64_t time) const;
     // The best chain score ending at `time`, i.e. F(time).
     int64_t chainEndingAt(int64_t time) const;
-    size_t bytes() const { return (times_.size() * 2 + steps_.size() * 3) * sizeof(int64_t); }
+    size_t bytes() const;
 
    private:
+    // From `from` on, max(L(t), max_{p<t} F(p) + W(p, t)): what F(t) adds to d(t). A step
+    // that would repeat the value before it is left out (0 before the first).
     struct Step {
-      int64_t from;         // in effect from this time on
-      int64_t endedBefore;  // L
-      int64_t bestBefore;   // max_{p<t} F(p) + W(p, t)
+      int64_t from;
+      int64_t value;
     };
-    std::vector<int64_t> times_;   // distinct consumption times, ascending
-    std::vector<int64_t> demand_;  // per time
-    std::vector<Step> steps_;      // ascending `from`
+    struct Sweep;  // the sweep's state between queries (headroom.cpp)
+    // Sweeps every step in effect at or before `time`.
+    void sweepThrough(int64_t time) const;
+
+    std::vector<int64_t> times_;            // distinct consumption times, ascending
+    std::vector<int64_t> demand_;           // per time
+    mutable std::vector<Step> steps_;       // ascending `from`, as far as swept
+    mutable std::unique_ptr<Sweep> sweep_;  // null once every step is swept
   };
 
   int64_t total_ = 0;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace gcl {
@@ -24,7 +25,7 @@ class IdIndex {
  public:
   static constexpr uint32_t kNotFound = UINT32_MAX;
 
-  IdIndex() : ends_{0}, slots_(16, Slot{kEmpty, 0}) {}
+  IdIndex() : ends_{0}, slots_(kMinSlots, Slot{kEmpty, 0}) {}
 
   // The hash find() and add() place an id by: a caller that looks an id up and then adds
   // it hashes it once.
@@ -40,8 +41,7 @@ class IdIndex {
   uint32_t find(std::string_view id) const { return find(id, hash(id)); }
   // find(id), given h == hash(id).
   uint32_t find(std::string_view id, uint32_t h) const {
-    const size_t mask = slots_.size() - 1;
-    for (size_t slot = h & mask;; slot = (slot + 1) & mask) {
+    for (size_t slot = home(h);; slot = next(slot)) {
       const Slot entry = slots_[slot];
       if (entry.index == kEmpty) return kNotFound;
       if (entry.hash == h && at(entry.index) == id) return entry.index;
@@ -51,7 +51,7 @@ class IdIndex {
   // Reads the slot where find(id) starts probing and returns its content, which means
   // nothing: a bulk loader calls it for a run of upcoming ids so that their cache misses
   // overlap instead of each stalling its own call.
-  uint32_t touch(std::string_view id) const { return slots_[hash(id) & (slots_.size() - 1)].index; }
+  uint32_t touch(std::string_view id) const { return slots_[home(hash(id))].index; }
 
   // Appends an id known to be absent and returns its index.
   uint32_t add(std::string_view id) { return add(id, hash(id)); }
@@ -78,7 +78,7 @@ class IdIndex {
   // What reserve(count, bytes) would add to bytes(), at most.
   size_t reserveBytes(size_t count, size_t bytes) const {
     return std::max(arena_.size() + bytes, 2 * arena_.capacity()) +
-           std::max(ends_.size() + count, 2 * ends_.capacity()) * sizeof(uint64_t) +
+           std::max(ends_.size() + count, 2 * ends_.capacity()) * sizeof(Offset) +
            slotsFor(size() + count) * sizeof(Slot);
   }
 
@@ -87,12 +87,15 @@ class IdIndex {
   }
   size_t size() const { return ends_.size() - 1; }
   size_t bytes() const {
-    return arena_.capacity() + ends_.capacity() * sizeof(uint64_t) +
-           slots_.capacity() * sizeof(Slot);
+    return arena_.capacity() + ends_.capacity() * sizeof(Offset) + slots_.capacity() * sizeof(Slot);
   }
 
  private:
   static constexpr uint32_t kEmpty = UINT32_MAX;
+  static constexpr size_t kMinSlots = 16;
+  // Where ids end in the arena. The arena stays below 2^31 bytes in WebAssembly's 2 GiB, so
+  // 32-bit offsets do there (4 bytes less per id); natively it may pass 4 GiB.
+  using Offset = std::conditional_t<sizeof(size_t) == 4, uint32_t, uint64_t>;
   // The id's 32-bit hash: its low bits place it, and all of them let a probe skip other
   // ids without reading the arena and a rehash place it without hashing it again.
   struct Slot {
@@ -100,24 +103,30 @@ class IdIndex {
     uint32_t hash;
   };
 
+  // An id's first slot: its hash scaled to the table (h * size / 2^32), so the table can
+  // have any size, and the slots keep the order of the hashes.
+  size_t home(uint32_t h) const {
+    return static_cast<size_t>((static_cast<uint64_t>(h) * slots_.size()) >> 32);
+  }
+  size_t next(size_t slot) const { return slot + 1 == slots_.size() ? 0 : slot + 1; }
   void place(uint32_t index, uint32_t h) {
-    const size_t mask = slots_.size() - 1;
-    size_t slot = h & mask;
-    while (slots_[slot].index != kEmpty) slot = (slot + 1) & mask;
+    size_t slot = home(h);
+    while (slots_[slot].index != kEmpty) slot = next(slot);
     slots_[slot] = {index, h};
   }
-  // The table size (a power of two) that holds `count` ids at most 70% full. At most 2^27
-  // slots for Ledger::kMaxEvents ids: a 32-bit hash places them all.
+  // The table size that holds `count` ids at most 70% full: the current one if it does,
+  // else exactly that many (a reservation: one table of the size it needs, not the next
+  // power of two, which can be near twice that; the slots are the largest part of the
+  // index). Growing one id at a time doubles it instead (grow()).
   size_t slotsFor(size_t count) const {
-    size_t slots = slots_.size();
-    while (count * 10 > slots * 7) slots *= 2;
-    return slots;
+    if (count * 10 <= slots_.size() * 7) return slots_.size();
+    return std::max(kMinSlots, (count * 10 + 6) / 7);
   }
   void grow() { rehash(slots_.size() * 2); }
-  // Moves every id to a table of `slots` slots, reading the old table in slot order: an
-  // id's new home is its old home or that plus a multiple of the old size, so the writes
-  // advance through a few regions in order instead of landing at random (a cache miss
-  // each, when the table is large), and no id is read or hashed again.
+  // Moves every id to a table of `slots` slots, reading the old table in slot order: the
+  // ids come in about the order of their hashes, and so do their new homes, so the writes
+  // advance through the table in order instead of landing at random (a cache miss each,
+  // when the table is large), and no id is read or hashed again.
   void rehash(size_t slots) {
     std::vector<Slot> old(slots, Slot{kEmpty, 0});
     old.swap(slots_);
@@ -127,7 +136,7 @@ class IdIndex {
   }
 
   std::string arena_;
-  std::vector<uint64_t> ends_;
+  std::vector<Offset> ends_;
   std::vector<Slot> slots_;
 };
 
