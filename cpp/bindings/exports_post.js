@@ -1,22 +1,45 @@
 /* global Module */
 // Appended to the Emscripten glue (--post-js, CMakeLists.txt): the plain exports of
 // wasm_bindings.cpp as the instance holds them, for lib/ledger.js. The glue's own
-// Module._gcl_* wrappers would cost an `apply` per call until their first use; the
-// link rewrites each Module['asm']['gcl_*'] below to the export's minified name.
+// Module._gcl_* wrappers would cost an `apply` per call until their first use; the link
+// rewrites each Module['asm']['gcl_*'] below to the export's minified name.
 Module['gclExports'] = function () {
   return {
+    create: Module['asm']['gcl_create'],
+    destroy: Module['asm']['gcl_destroy'],
+    coreTable: Module['asm']['gcl_coreTable'],
+    heapBytes: Module['asm']['gcl_heapBytes'],
+    heapMax: Module['asm']['gcl_heapMax'],
+    resultNumbers: Module['asm']['gcl_resultNumbers'],
+    resultText: Module['asm']['gcl_resultText'],
+    resultTextBytes: Module['asm']['gcl_resultTextBytes'],
+    releaseResult: Module['asm']['gcl_releaseResult'],
     idBuffer: Module['asm']['gcl_idBuffer'],
     addGrant: Module['asm']['gcl_addGrant'],
     consume: Module['asm']['gcl_consume'],
     getBalance: Module['asm']['gcl_getBalance'],
+    allocations: Module['asm']['gcl_allocations'],
     balanceCurve: Module['asm']['gcl_balanceCurve'],
+    curve: Module['asm']['gcl_curve'],
     grantCount: Module['asm']['gcl_grantCount'],
     consumptionCount: Module['asm']['gcl_consumptionCount'],
+    grants: Module['asm']['gcl_grants'],
+    consumptions: Module['asm']['gcl_consumptions'],
     headroom: Module['asm']['gcl_headroom'],
+    tryConsume: Module['asm']['gcl_tryConsume'],
+    grantsAt: Module['asm']['gcl_grantsAt'],
+    burnDown: Module['asm']['gcl_burnDown'],
+    nextBelow: Module['asm']['gcl_nextBelow'],
+    voidGrant: Module['asm']['gcl_voidGrant'],
+    setGrantEnd: Module['asm']['gcl_setGrantEnd'],
     submit: Module['asm']['gcl_submit'],
+    pending: Module['asm']['gcl_pending'],
     cancelPending: Module['asm']['gcl_cancelPending'],
     hasAcceptedPending: Module['asm']['gcl_hasAcceptedPending'],
+    takeAcceptedPending: Module['asm']['gcl_takeAcceptedPending'],
+    reallocated: Module['asm']['gcl_reallocated'],
     clearReallocated: Module['asm']['gcl_clearReallocated'],
+    compact: Module['asm']['gcl_compact'],
     horizon: Module['asm']['gcl_horizon'],
     reserveBatch: Module['asm']['gcl_reserveBatch'],
     reserveEvents: Module['asm']['gcl_reserveEvents'],

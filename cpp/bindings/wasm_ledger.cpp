@@ -53,9 +53,10 @@ double WasmLedger::getBalance(double timestamp) const {
   return static_cast<double>(balance);
 }
 
-WasmLedger::val WasmLedger::allocations(int idLength) const {
-  if (ledger_.allocations(id(idLength), &allocations_) != gcl::Status::kOk) return val::null();
-  return encodeAllocations(allocations_);
+int WasmLedger::allocations(int idLength) {
+  const gcl::Status status = ledger_.allocations(id(idLength), &allocations_);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return encodeAllocations(allocations_, &result_);
 }
 
 int WasmLedger::balanceCurve(double from, double to) {
@@ -67,16 +68,12 @@ int WasmLedger::balanceCurve(double from, double to) {
   return static_cast<int>(points_.size());
 }
 
-WasmLedger::val WasmLedger::curveView() const {
-  return val(emscripten::typed_memory_view(curve_.size(), curve_.data()));
-}
-
 double WasmLedger::grantCount() const { return static_cast<double>(ledger_.grantCount()); }
 double WasmLedger::consumptionCount() const {
   return static_cast<double>(ledger_.consumptionCount());
 }
-WasmLedger::val WasmLedger::grants() const { return encodeGrants(ledger_); }
-WasmLedger::val WasmLedger::consumptions() const { return encodeConsumptions(ledger_); }
+int WasmLedger::grants() { return encodeGrants(ledger_, &result_); }
+int WasmLedger::consumptions() { return encodeConsumptions(ledger_, &result_); }
 
 double WasmLedger::headroom(double timestamp) {
   if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
@@ -89,56 +86,57 @@ double WasmLedger::headroom(double timestamp) {
 
 GCL_COLD_CODE_BEGIN
 
-WasmLedger::val WasmLedger::tryConsume(int idLength, double amount, double timestamp, bool dryRun) {
-  if (!admit(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+int WasmLedger::tryConsume(int idLength, double amount, double timestamp, bool dryRun) {
+  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
   gcl::ConsumeResult result;
   const gcl::Status status =
       ledger_.tryConsume(id(idLength), toInt64(amount), toInt64(timestamp), dryRun, &result);
   account();
-  if (status != gcl::Status::kOk) return failure(status);
-  return encodeConsumeResult(result);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return encodeConsumeResult(result, &result_);
 }
 
-WasmLedger::val WasmLedger::grantsAt(double timestamp) const {
-  if (!heap_.allows(CallCost::kGrow)) return failure(gcl::Status::kOutOfMemory);
+int WasmLedger::grantsAt(double timestamp) {
+  if (!heap_.allows(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
   std::vector<gcl::GrantState> states;
   const gcl::Status status = ledger_.grantsAt(toInt64(timestamp), &states);
-  if (status != gcl::Status::kOk) return failure(status);
-  return encodeGrantStates(states);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return encodeGrantStates(states, &result_);
 }
 
-WasmLedger::val WasmLedger::burnDown(int idLength) const {
-  if (!heap_.allows(CallCost::kGrow)) return failure(gcl::Status::kOutOfMemory);
+int WasmLedger::burnDown(int idLength) {
+  if (!heap_.allows(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
   gcl::BurnDown burn;
   const gcl::Status status = ledger_.burnDown(id(idLength), &burn);
-  if (status == gcl::Status::kUnknownId) return val::null();
-  if (status != gcl::Status::kOk) return failure(status);
-  return encodeBurnDown(burn);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return encodeBurnDown(burn, &result_);
 }
 
-WasmLedger::val WasmLedger::nextBelow(double threshold, double from) const {
+int WasmLedger::nextBelow(double threshold, double from) {
   std::optional<int64_t> time;
   const gcl::Status status = ledger_.nextBelow(toInt64(threshold), toInt64(from), &time);
-  if (status != gcl::Status::kOk) return failure(status);
-  return time ? val(static_cast<double>(*time)) : val::null();
+  if (status != gcl::Status::kOk) return failureCode(status);
+  result_.clear();
+  if (time) result_.add(*time);
+  return result_.count();
 }
 
-WasmLedger::val WasmLedger::voidGrant(int idLength) {
-  if (!admit(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+int WasmLedger::voidGrant(int idLength) {
+  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
   gcl::GrantChange change;
   const gcl::Status status = ledger_.voidGrant(id(idLength), &change);
   account();
-  if (status != gcl::Status::kOk) return failure(status);
-  return encodeGrantChange(change);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return encodeGrantChange(change, &result_);
 }
 
-WasmLedger::val WasmLedger::setGrantEnd(int idLength, double endTime) {
-  if (!admit(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+int WasmLedger::setGrantEnd(int idLength, double endTime) {
+  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
   gcl::GrantChange change;
   const gcl::Status status = ledger_.setGrantEnd(id(idLength), toInt64(endTime), &change);
   account();
-  if (status != gcl::Status::kOk) return failure(status);
-  return encodeGrantChange(change);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return encodeGrantChange(change, &result_);
 }
 
 int WasmLedger::submit(int idLength, double amount, double timestamp) {
@@ -151,10 +149,10 @@ int WasmLedger::submit(int idLength, double amount, double timestamp) {
   return outcome == gcl::SubmitOutcome::kAccepted ? 1 : 0;
 }
 
-WasmLedger::val WasmLedger::pending() const {
+int WasmLedger::pending() {
   std::vector<gcl::PendingConsumption> queued;
   ledger_.pending(&queued);
-  return encodeConsumptions(queued);
+  return encodeConsumptions(queued, &result_);
 }
 
 int WasmLedger::cancelPending(int idLength) {
@@ -176,29 +174,32 @@ bool WasmLedger::hasAcceptedPending() {
   return !acceptedPending_.empty();
 }
 
-WasmLedger::val WasmLedger::takeAcceptedPending() {
-  if (!hasAcceptedPending()) return val::null();
-  val encoded = encodeDrawnConsumptions(acceptedPending_, ledger_);
+int WasmLedger::takeAcceptedPending() {
+  if (!hasAcceptedPending()) {
+    result_.clear();
+    return 0;
+  }
+  const int count = encodeDrawnConsumptions(acceptedPending_, ledger_, &result_);
   acceptedPending_.clear();
-  return encoded;
+  return count;
 }
 
-WasmLedger::val WasmLedger::reallocated() const {
+int WasmLedger::reallocated() {
   std::vector<gcl::Reallocation> moved;
   ledger_.reallocated(&moved);
-  return encodeDrawnConsumptions(moved);
+  return encodeDrawnConsumptions(moved, &result_);
 }
 
 void WasmLedger::clearReallocated() { ledger_.clearReallocated(); }
 
-WasmLedger::val WasmLedger::compact(double horizon) {
+int WasmLedger::compact(double horizon) {
   // Rebuilds the kept state beside the old one before freeing it.
-  if (!admit(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
   gcl::CompactResult result;
   const gcl::Status status = ledger_.compact(toInt64(horizon), &result);
   account();
-  if (status != gcl::Status::kOk) return failure(status);
-  return encodeCompactResult(result);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return encodeCompactResult(result, &result_);
 }
 
 double WasmLedger::horizon() const { return static_cast<double>(ledger_.horizon()); }
