@@ -32,11 +32,11 @@ const encoder = new TextEncoder();
  */
 const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
-/** Builds the public classes around one instantiated WASM module. */
+/** Builds the public classes around one instantiated WASM module (lib/instantiate.js). */
 export function makeApi(module) {
   // The plain exports (cpp/bindings/wasm_bindings.cpp): one call into WebAssembly each,
   // a ledger's address first.
-  const raw = module.gclExports();
+  const raw = module.exports;
   const { Status, REJECT_REASONS, MAX_ID_BYTES, MAX_SAFE } = readCoreTable(module.HEAPU8, raw.coreTable());
   const checks = makeChecks({ MAX_ID_BYTES, MAX_SAFE });
   const { checkId, checkAmount, checkTime, checkWindow, checkTryConsumeOptions, checkListener } = checks;
