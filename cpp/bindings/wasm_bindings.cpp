@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "core_table.h"
+#include "gpu_credit_ledger/cold_code.h"
 #include "heap_budget.h"
 #include "wasm_ledger.h"
 
@@ -26,26 +27,8 @@ double address(const void* p) { return static_cast<double>(reinterpret_cast<uint
 }  // namespace
 
 extern "C" {
-// Lifetime, the core's table and the heap.
-EMSCRIPTEN_KEEPALIVE double gcl_create() { return address(new WasmLedger()); }
-EMSCRIPTEN_KEEPALIVE void gcl_destroy(uintptr_t self) { delete at(self); }
-EMSCRIPTEN_KEEPALIVE double gcl_coreTable() { return address(gcl_wasm::coreTable()); }
-EMSCRIPTEN_KEEPALIVE double gcl_heapBytes() { return gcl_wasm::heapBytesInUse(); }
-EMSCRIPTEN_KEEPALIVE double gcl_heapMax() { return gcl_wasm::heapMaxBytes(); }
-
-// The result buffer.
-EMSCRIPTEN_KEEPALIVE double gcl_resultNumbers(uintptr_t self) {
-  return address(at(self)->result().numbers());
-}
-EMSCRIPTEN_KEEPALIVE double gcl_resultText(uintptr_t self) {
-  return address(at(self)->result().text());
-}
-EMSCRIPTEN_KEEPALIVE int gcl_resultTextBytes(uintptr_t self) {
-  return at(self)->result().textBytes();
-}
-EMSCRIPTEN_KEEPALIVE void gcl_releaseResult(uintptr_t self) { at(self)->releaseResult(); }
-
-// The methods.
+// The calls a workload makes many times, and those that only hand back a number kept
+// in the ledger: compiled for speed.
 EMSCRIPTEN_KEEPALIVE double gcl_idBuffer(uintptr_t self) { return at(self)->idBuffer(); }
 EMSCRIPTEN_KEEPALIVE int gcl_addGrant(uintptr_t self, int idLength, double amount, double startTime,
                                       double endTime) {
@@ -61,19 +44,43 @@ EMSCRIPTEN_KEEPALIVE double gcl_getBalance(uintptr_t self, double timestamp) {
 EMSCRIPTEN_KEEPALIVE int gcl_allocations(uintptr_t self, int idLength) {
   return at(self)->allocations(idLength);
 }
-EMSCRIPTEN_KEEPALIVE int gcl_balanceCurve(uintptr_t self, double from, double to) {
-  return at(self)->balanceCurve(from, to);
-}
-EMSCRIPTEN_KEEPALIVE double gcl_curve(uintptr_t self) { return at(self)->curve(); }
 EMSCRIPTEN_KEEPALIVE double gcl_grantCount(uintptr_t self) { return at(self)->grantCount(); }
 EMSCRIPTEN_KEEPALIVE double gcl_consumptionCount(uintptr_t self) {
   return at(self)->consumptionCount();
 }
-EMSCRIPTEN_KEEPALIVE int gcl_grants(uintptr_t self) { return at(self)->grants(); }
-EMSCRIPTEN_KEEPALIVE int gcl_consumptions(uintptr_t self) { return at(self)->consumptions(); }
 EMSCRIPTEN_KEEPALIVE double gcl_headroom(uintptr_t self, double timestamp) {
   return at(self)->headroom(timestamp);
 }
+EMSCRIPTEN_KEEPALIVE int gcl_hasAcceptedPending(uintptr_t self) {
+  return at(self)->hasAcceptedPending() ? 1 : 0;
+}
+EMSCRIPTEN_KEEPALIVE void gcl_applyBatch(uintptr_t self, int count) { at(self)->applyBatch(count); }
+
+// Everything else (lifetime, the core's table, the heap, the result buffer, previews,
+// the grant lifecycle, the pending queue, reallocations, compaction, a bulk load's
+// buffers) is compiled for size, as the methods behind it are (cold_code.h).
+GCL_COLD_CODE_BEGIN
+EMSCRIPTEN_KEEPALIVE double gcl_create() { return address(new WasmLedger()); }
+EMSCRIPTEN_KEEPALIVE void gcl_destroy(uintptr_t self) { delete at(self); }
+EMSCRIPTEN_KEEPALIVE double gcl_coreTable() { return address(gcl_wasm::coreTable()); }
+EMSCRIPTEN_KEEPALIVE double gcl_heapBytes() { return gcl_wasm::heapBytesInUse(); }
+EMSCRIPTEN_KEEPALIVE double gcl_heapMax() { return gcl_wasm::heapMaxBytes(); }
+EMSCRIPTEN_KEEPALIVE double gcl_resultNumbers(uintptr_t self) {
+  return address(at(self)->result().numbers());
+}
+EMSCRIPTEN_KEEPALIVE double gcl_resultText(uintptr_t self) {
+  return address(at(self)->result().text());
+}
+EMSCRIPTEN_KEEPALIVE int gcl_resultTextBytes(uintptr_t self) {
+  return at(self)->result().textBytes();
+}
+EMSCRIPTEN_KEEPALIVE void gcl_releaseResult(uintptr_t self) { at(self)->releaseResult(); }
+EMSCRIPTEN_KEEPALIVE int gcl_balanceCurve(uintptr_t self, double from, double to) {
+  return at(self)->balanceCurve(from, to);
+}
+EMSCRIPTEN_KEEPALIVE double gcl_curve(uintptr_t self) { return at(self)->curve(); }
+EMSCRIPTEN_KEEPALIVE int gcl_grants(uintptr_t self) { return at(self)->grants(); }
+EMSCRIPTEN_KEEPALIVE int gcl_consumptions(uintptr_t self) { return at(self)->consumptions(); }
 EMSCRIPTEN_KEEPALIVE int gcl_tryConsume(uintptr_t self, int idLength, double amount,
                                         double timestamp, int dryRun) {
   return at(self)->tryConsume(idLength, amount, timestamp, dryRun != 0);
@@ -100,9 +107,6 @@ EMSCRIPTEN_KEEPALIVE int gcl_pending(uintptr_t self) { return at(self)->pending(
 EMSCRIPTEN_KEEPALIVE int gcl_cancelPending(uintptr_t self, int idLength) {
   return at(self)->cancelPending(idLength);
 }
-EMSCRIPTEN_KEEPALIVE int gcl_hasAcceptedPending(uintptr_t self) {
-  return at(self)->hasAcceptedPending() ? 1 : 0;
-}
 EMSCRIPTEN_KEEPALIVE int gcl_takeAcceptedPending(uintptr_t self) {
   return at(self)->takeAcceptedPending();
 }
@@ -112,8 +116,6 @@ EMSCRIPTEN_KEEPALIVE int gcl_compact(uintptr_t self, double horizon) {
   return at(self)->compact(horizon);
 }
 EMSCRIPTEN_KEEPALIVE double gcl_horizon(uintptr_t self) { return at(self)->horizon(); }
-
-// Bulk loading (lib/batch.js).
 EMSCRIPTEN_KEEPALIVE void gcl_reserveBatch(uintptr_t self, int count, int idBytes) {
   at(self)->reserveBatch(count, idBytes);
 }
@@ -125,5 +127,5 @@ EMSCRIPTEN_KEEPALIVE double gcl_batchIdEnds(uintptr_t self) { return at(self)->b
 EMSCRIPTEN_KEEPALIVE double gcl_batchIds(uintptr_t self) { return at(self)->batchIds(); }
 EMSCRIPTEN_KEEPALIVE double gcl_batchNumbers(uintptr_t self) { return at(self)->batchNumbers(); }
 EMSCRIPTEN_KEEPALIVE double gcl_batchResults(uintptr_t self) { return at(self)->batchResults(); }
-EMSCRIPTEN_KEEPALIVE void gcl_applyBatch(uintptr_t self, int count) { at(self)->applyBatch(count); }
+GCL_COLD_CODE_END
 }
