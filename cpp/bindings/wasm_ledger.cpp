@@ -215,19 +215,17 @@ int WasmLedger::restoreGrant(int idLength, double amount, double startTime, doub
 }
 
 void WasmLedger::reserveBatch(int count, int idBytes) {
-  const size_t n = count < 0 ? 0 : static_cast<size_t>(count);
-  batchKinds_.assign(n, kBatchSkip);
-  batchIdEnds_.assign(n, 0);
-  batchIds_.resize(idBytes < 0 ? 0 : static_cast<size_t>(idBytes));
-  batchNumbers_.assign(3 * n, 0.0);
-  batchResults_.assign(n, 0);
-  if (n == 0) {  // the end of a batch: keep nothing between calls
-    batchKinds_.shrink_to_fit();
-    batchIdEnds_.shrink_to_fit();
-    batchIds_.shrink_to_fit();
-    batchNumbers_.shrink_to_fit();
-    batchResults_.shrink_to_fit();
+  batchCount_ = count < 0 ? 0 : static_cast<size_t>(count);
+  batchIdBytes_ = idBytes < 0 ? 0 : static_cast<size_t>(idBytes);
+  if (batchCount_ == 0) {  // the end of a batch: keep nothing between calls
+    std::vector<double>().swap(batch_);
+    batchIdBytes_ = 0;
+    return;
   }
+  // 24 bytes of numbers, 4 of id end, 4 of result and 1 of kind per event, then the ids.
+  const size_t bytes = 33 * batchCount_ + batchIdBytes_;
+  batch_.assign((bytes + sizeof(double) - 1) / sizeof(double), 0.0);
+  std::fill_n(batchKinds_(), batchCount_, kBatchSkip);
 }
 
 // Bytes per event a loaded ledger holds beyond the arrays Ledger::reserve sizes (measured
@@ -250,24 +248,27 @@ void WasmLedger::reserveEvents(int count) {
 constexpr size_t kPrefetchRun = 16;
 
 void WasmLedger::applyBatch(int count) {
-  const size_t n = std::min(count < 0 ? size_t{0} : static_cast<size_t>(count), batchKinds_.size());
-  const auto idSize = static_cast<uint32_t>(batchIds_.size());
+  const size_t n = std::min(count < 0 ? size_t{0} : static_cast<size_t>(count), batchCount_);
+  const auto idSize = static_cast<uint32_t>(batchIdBytes_);
+  const double* numbers = batchNumbers_();
+  const uint32_t* ends = batchIdEnds_();
+  int32_t* results = batchResults_();
+  const uint8_t* kinds = batchKinds_();
+  const char* ids = batchIds_();
   auto idAt = [&](size_t i) {
-    const uint32_t begin = i == 0 ? 0 : std::min(batchIdEnds_[i - 1], idSize);
-    const uint32_t end = std::min(batchIdEnds_[i], idSize);
-    return std::string_view(batchIds_.data() + begin, end < begin ? 0 : end - begin);
+    const uint32_t begin = i == 0 ? 0 : std::min(ends[i - 1], idSize);
+    const uint32_t end = std::min(ends[i], idSize);
+    return std::string_view(ids + begin, end < begin ? 0 : end - begin);
   };
   for (size_t i = 0; i < n; ++i) {
     // Every kPrefetchRun events, look where the next run's ids sit in the id tables first:
     // the misses of one tight loop overlap, those of separate calls would not.
     if (i % kPrefetchRun == 0) {
       for (size_t k = i; k < std::min(n, i + kPrefetchRun); ++k) {
-        if (batchKinds_[k] != kBatchSkip)
-          ledger_.prefetchId(idAt(k), batchKinds_[k] != kBatchConsume);
+        if (kinds[k] != kBatchSkip) ledger_.prefetchId(idAt(k), kinds[k] != kBatchConsume);
       }
     }
-    if (batchKinds_[i] != kBatchSkip)
-      batchResults_[i] = applyBatchEvent(batchKinds_[i], idAt(i), &batchNumbers_[3 * i]);
+    if (kinds[i] != kBatchSkip) results[i] = applyBatchEvent(kinds[i], idAt(i), &numbers[3 * i]);
   }
 }
 

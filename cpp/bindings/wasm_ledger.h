@@ -101,11 +101,13 @@ class WasmLedger {
   // (gcl::Ledger::reserve), when the heap budget allows it; otherwise nothing, and the
   // batch grows the ledger step by step as single calls do.
   void reserveEvents(int count);
-  double batchKinds() { return address(batchKinds_.data()); }
-  double batchIdEnds() { return address(batchIdEnds_.data()); }
-  double batchIds() { return address(batchIds_.data()); }
-  double batchNumbers() { return address(batchNumbers_.data()); }
-  double batchResults() { return address(batchResults_.data()); }
+  // The batch buffers, one allocation: numbers (3 per event), id ends and results (4
+  // bytes per event each), kinds (1 byte per event), then the id bytes.
+  double batchNumbers() { return address(batchNumbers_()); }
+  double batchIdEnds() { return address(batchIdEnds_()); }
+  double batchResults() { return address(batchResults_()); }
+  double batchKinds() { return address(batchKinds_()); }
+  double batchIds() { return address(batchIds_()); }
   void applyBatch(int count);
 
   // The result buffer the last call that returned a result wrote.
@@ -135,11 +137,16 @@ class WasmLedger {
   // Accepted queued consumptions taken from the ledger and not yet handed to the wrapper.
   std::vector<gcl::PendingConsumption> acceptedPending_;
   std::vector<double> curve_;
-  std::vector<uint8_t> batchKinds_;
-  std::vector<uint32_t> batchIdEnds_;
-  std::vector<char> batchIds_;
-  std::vector<double> batchNumbers_;
-  std::vector<int32_t> batchResults_;
+  double* batchNumbers_() { return batch_.data(); }
+  uint32_t* batchIdEnds_() {
+    return reinterpret_cast<uint32_t*>(batchNumbers_() + 3 * batchCount_);
+  }
+  int32_t* batchResults_() { return reinterpret_cast<int32_t*>(batchIdEnds_() + batchCount_); }
+  uint8_t* batchKinds_() { return reinterpret_cast<uint8_t*>(batchResults_() + batchCount_); }
+  char* batchIds_() { return reinterpret_cast<char*>(batchKinds_() + batchCount_); }
+  std::vector<double> batch_;  // doubles, so that the numbers are aligned
+  size_t batchCount_ = 0;
+  size_t batchIdBytes_ = 0;
 };
 
 }  // namespace gcl_wasm
