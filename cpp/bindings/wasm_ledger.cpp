@@ -169,7 +169,8 @@ bool WasmLedger::hasAcceptedPending() {
   } else {  // taken before and not handed over yet: keep the order
     std::vector<gcl::PendingConsumption> more;
     ledger_.takeAcceptedPending(&more);
-    acceptedPending_.insert(acceptedPending_.end(), more.begin(), more.end());
+    for (gcl::PendingConsumption& consumption : more)
+      acceptedPending_.push_back(std::move(consumption));
   }
   return !acceptedPending_.empty();
 }
