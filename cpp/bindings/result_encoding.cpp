@@ -1,5 +1,7 @@
 #include "result_encoding.h"
 
+#include <cstring>
+
 #include "gpu_credit_ledger/cold_code.h"
 GCL_COLD_CODE_BEGIN
 
@@ -35,7 +37,9 @@ ResultBuffer& ResultBuffer::add(double number) {
 
 ResultBuffer& ResultBuffer::add(std::string_view id) {
   numbers_.push_back(utf16Length(id));
-  text_.insert(text_.end(), id.begin(), id.end());
+  const size_t at = text_.size();
+  text_.resize(at + id.size());
+  std::memcpy(text_.data() + at, id.data(), id.size());
   return *this;
 }
 
