@@ -7,8 +7,7 @@
 // (gcl_create), the first argument of its methods; results longer than a number are
 // written into the ledger's result buffer (result_encoding.h), which lib/decode.js reads
 // in place through gcl_resultNumbers / gcl_resultText / gcl_resultTextBytes.
-// lib/ledger.js reaches the exports through the glue's gclExports()
-// (cpp/bindings/exports_post.js).
+// lib/instantiate.js hands lib/ledger.js the exports by their gcl_ prefix (no glue).
 #include <emscripten/em_macros.h>
 
 #include <cstdint>
