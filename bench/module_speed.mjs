@@ -1,6 +1,7 @@
 // Compares builds of the WebAssembly module by speed, in one process and alternating, so
-// that a busy machine slows them alike: the separate-.wasm link (gpu_credit_ledger.mjs +
-// gpu_credit_ledger.wasm) of each directory given, loaded through the package's classes.
+// that a busy machine slows them alike: the separate-.wasm link (gpu_credit_ledger.wasm, and
+// the Emscripten glue gpu_credit_ledger.mjs beside it in builds that have one) of each
+// dist directory given, loaded through the package's classes of its own tree (DIR/../lib).
 //   node bench/module_speed.mjs DIR [DIR ...] [--events N] [--rounds R] [--ops FILE ...]
 // Workload: N calls of the seed-scale mixed workload's shape (bench/cold_start.mjs), best
 // of R rounds per build, one call per event and through applyBatch. Each --ops FILE adds a
@@ -12,8 +13,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runFactory } from '../lib/instantiate.js';
-import { makeApi } from '../lib/ledger.js';
 import { eventsOf, mixedCalls } from './generators.mjs';
 
 const args = process.argv.slice(2);
@@ -32,9 +31,14 @@ for (let at = args.indexOf('--ops'); at >= 0; at = args.indexOf('--ops')) opsFil
 if (args.length === 0) throw new Error('usage: node bench/module_speed.mjs DIR [DIR ...] [--events N] [--rounds R]');
 
 async function load(dir) {
-  const glue = await import(pathToFileURL(resolve(dir, 'gpu_credit_ledger.mjs')).href);
+  const lib = (name) => import(pathToFileURL(resolve(dir, '..', 'lib', name)).href);
+  const { makeApi } = await lib('ledger.js');
+  const loader = await lib('instantiate.js');
   const bytes = readFileSync(resolve(dir, 'gpu_credit_ledger.wasm'));
-  return makeApi(await runFactory(glue.default, (imports) => WebAssembly.instantiate(bytes, imports)));
+  const instantiate = (imports) => WebAssembly.instantiate(bytes, imports);
+  if (loader.instantiateWasm) return makeApi(await loader.instantiateWasm(instantiate));
+  const glue = await import(pathToFileURL(resolve(dir, 'gpu_credit_ledger.mjs')).href); // builds with embind's glue
+  return makeApi(await loader.runFactory(glue.default, instantiate));
 }
 
 // The native bench's binary rows: kind (0 grant, 1 consume, 2 balance), id number, amount, a, b.

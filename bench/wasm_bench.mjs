@@ -1,5 +1,5 @@
 // WASM half of `npm run bench`: replays the workloads that gcl_bench wrote, through the
-// public package API (validation and embind included), and prints them beside the native
+// public package API (validation and the bindings included), and prints them beside the native
 // figures of the same run.   node bench/wasm_bench.mjs OUT_DIR
 import { readFileSync } from 'node:fs';
 import { GPULedger } from 'gpu-credit-ledger';

@@ -17,7 +17,7 @@ const CHUNK = 4096;
 
 /**
  * Runs `count` events through the ledger at address `self` in chunks (`raw`: the module's
- * plain exports, module.gclExports()). `describe(i, slot, first)` writes the event's
+ * plain exports, module.exports). `describe(i, slot, first)` writes the event's
  * [kind, id, amount, time1, time2] into `slot` (kind BATCH_SKIP leaves it out); it is
  * called twice per event, `first` true the first time (where it validates);
  * `settle(i, result)` receives each event's raw result (1, 0 or minus a status code).

@@ -3,12 +3,16 @@
 // is written once, in C++ (cpp/include/gpu_credit_ledger/ledger.h).
 
 /**
- * Reads the table once per module: `{ Status, REJECT_REASONS, MAX_ID_BYTES, MAX_EVENTS,
- * MAX_SAFE }`, where `Status` maps names ('OK', 'DUPLICATE_ID', ...) to codes and
- * `REJECT_REASONS[code]` is a reason's name (null for an accepted consumption).
+ * Reads the table once per module from its JSON text, NUL-terminated at `address` in
+ * `heap` (the module's memory, as bytes): `{ Status, REJECT_REASONS, MAX_ID_BYTES,
+ * MAX_EVENTS, MAX_SAFE }`, where `Status` maps names ('OK', 'DUPLICATE_ID', ...) to codes
+ * and `REJECT_REASONS[code]` is a reason's name (null for an accepted consumption).
+ * @param {Uint8Array} heap
+ * @param {number} address
  */
-export function readCoreTable(module) {
-  const table = module._coreTable();
+export function readCoreTable(heap, address) {
+  const end = heap.indexOf(0, address);
+  const table = JSON.parse(new TextDecoder().decode(heap.subarray(address, end)));
   return Object.freeze({
     Status: Object.freeze({ ...table.status }),
     REJECT_REASONS: Object.freeze([...table.rejectReasons]),

@@ -1,111 +1,178 @@
-// Readers of the flat arrays the bindings return: one reader per result shape, each the
-// mirror of one encoder in cpp/bindings/result_encoding.h (same name with "encode").
+// Readers of the results the bindings write into a ledger's result buffer in WebAssembly
+// memory (cpp/bindings/result_encoding.h): one reader per result shape, each the mirror
+// of one encoder there (same name with "encode"). A result is read in place: its numbers
+// through a Float64Array view, where an id's slot holds the id's length in UTF-16 units
+// (-1 for null), and its ids, decoded from UTF-8 at once, in the order their slots come.
 // Each returns the type lib/index.d.ts declares for it (checked by tsconfig.lib.json).
 /** @typedef {import('./index.js').Allocation} Allocation */
-/** @typedef {ArrayLike<any>} Flat a flat result array from the bindings */
+
+const decoder = new TextDecoder();
+
+/** The ids of a result, handed out in slot order. */
+class Ids {
+  /** @param {string} text every id of the result, one after another */
+  constructor(text) {
+    this.text = text;
+    this.at = 0;
+  }
+
+  /**
+   * The next id, given its slot's number (its length; -1 for null).
+   * @param {number} units
+   * @returns {string | null}
+   */
+  next(units) {
+    if (units < 0) return null;
+    const id = this.text.slice(this.at, this.at + units);
+    this.at += units;
+    return id;
+  }
+
+  /**
+   * The next id, which is never null.
+   * @param {number} units
+   * @returns {string}
+   */
+  nextId(units) {
+    const id = this.text.slice(this.at, this.at + units);
+    this.at += units;
+    return id;
+  }
+}
+
+/** @typedef {{ numbers: Float64Array, ids: Ids }} Result a result as it sits in memory */
+
+/**
+ * A result of `count` slots: its numbers at `numbersAddress` and its ids' `textBytes`
+ * UTF-8 bytes at `textAddress`, in `heap` (the module's memory, as bytes).
+ * @param {Uint8Array} heap
+ * @returns {Result}
+ */
+export function viewResult(heap, numbersAddress, count, textAddress, textBytes) {
+  return {
+    numbers: new Float64Array(heap.buffer, numbersAddress, count),
+    ids: new Ids(textBytes === 0 ? '' : decoder.decode(heap.subarray(textAddress, textAddress + textBytes))),
+  };
+}
 
 /**
  * `count` allocations from [grantId, amount, ...], starting at `start`.
- * @param {Flat} flat
+ * @param {Result} result
  * @returns {Allocation[]}
  */
-export function readAllocations(flat, start = 0, count = (flat.length - start) / 2) {
+export function readAllocations({ numbers, ids }, start = 0, count = (numbers.length - start) / 2) {
   const allocations = new Array(count);
-  for (let i = 0; i < count; i++) allocations[i] = { grantId: flat[start + 2 * i], amount: flat[start + 2 * i + 1] };
+  for (let i = 0, k = start; i < count; i++, k += 2) {
+    allocations[i] = { grantId: ids.nextId(numbers[k]), amount: numbers[k + 1] };
+  }
   return allocations;
 }
 
 /**
  * tryConsume's result; `reasons[code]` names a reject reason.
- * @param {Flat} flat
+ * @param {Result} result
  * @param {ReadonlyArray<import('./index.js').RejectReason | null>} reasons
  * @returns {import('./index.js').ConsumeResult}
  */
-export function readConsumeResult(flat, reasons) {
+export function readConsumeResult(result, reasons) {
+  const { numbers, ids } = result;
+  const blockingEventId = ids.next(numbers[2]);
   return {
-    accepted: flat[0] === 1,
-    allocations: readAllocations(flat, 3),
-    reason: reasons[flat[1]],
-    blockingEventId: flat[2],
+    accepted: numbers[0] === 1,
+    allocations: readAllocations(result, 3),
+    reason: reasons[numbers[1]],
+    blockingEventId,
   };
 }
 
 /**
  * grantsAt's grants with what remains of each.
- * @param {Flat} flat
+ * @param {Result} result
  * @returns {import('./index.js').GrantState[]}
  */
-export function readGrantStates(flat) {
+export function readGrantStates({ numbers, ids }) {
   const out = [];
-  for (let i = 0; i < flat.length; i += 5) {
-    out.push({ grantId: flat[i], amount: flat[i + 1], startTime: flat[i + 2], endTime: flat[i + 3], remaining: flat[i + 4] });
+  for (let i = 0; i < numbers.length; i += 5) {
+    out.push({
+      grantId: ids.nextId(numbers[i]),
+      amount: numbers[i + 1],
+      startTime: numbers[i + 2],
+      endTime: numbers[i + 3],
+      remaining: numbers[i + 4],
+    });
   }
   return out;
 }
 
 /**
  * One grant's burn-down (its id is the caller's).
- * @param {Flat} flat
+ * @param {Result} result
  * @param {string} grantId
  * @returns {import('./index.js').BurnDown}
  */
-export function readBurnDown(flat, grantId) {
-  const amount = flat[0];
-  const startTime = flat[1];
-  const endTime = flat[2];
-  const drawCount = flat[3];
+export function readBurnDown({ numbers, ids }, grantId) {
+  const amount = numbers[0];
+  const startTime = numbers[1];
+  const endTime = numbers[2];
+  const drawCount = numbers[3];
   const draws = new Array(drawCount);
   let i = 4;
-  for (let k = 0; k < drawCount; k++, i += 3) draws[k] = { timestamp: flat[i], eventId: flat[i + 1], amount: flat[i + 2] };
+  for (let k = 0; k < drawCount; k++, i += 3) {
+    draws[k] = { timestamp: numbers[i], eventId: ids.nextId(numbers[i + 1]), amount: numbers[i + 2] };
+  }
   /** @type {import('./index.js').RemainingPoint[]} */
   const remaining = [];
-  for (; i < flat.length; i += 2) remaining.push([flat[i], flat[i + 1]]);
+  for (; i < numbers.length; i += 2) remaining.push([numbers[i], numbers[i + 1]]);
   return { grantId, amount, startTime, endTime, draws, remaining };
 }
 
 /**
  * voidGrant's / setGrantEnd's outcome.
- * @param {Flat} flat
+ * @param {Result} result
  * @returns {import('./index.js').GrantChangeResult}
  */
-export function readGrantChange(flat) {
-  return { applied: flat[0] === 1, blockingEventId: flat[1] };
+export function readGrantChange({ numbers, ids }) {
+  return { applied: numbers[0] === 1, blockingEventId: ids.next(numbers[1]) };
 }
 
 /**
  * Grants as added.
- * @param {Flat} flat
+ * @param {Result} result
  * @returns {import('./index.js').LedgerSnapshot['grants']}
  */
-export function readGrants(flat) {
+export function readGrants({ numbers, ids }) {
   const out = [];
-  for (let i = 0; i < flat.length; i += 4) {
-    out.push({ grantId: flat[i], amount: flat[i + 1], startTime: flat[i + 2], endTime: flat[i + 3] });
+  for (let i = 0; i < numbers.length; i += 4) {
+    out.push({ grantId: ids.nextId(numbers[i]), amount: numbers[i + 1], startTime: numbers[i + 2], endTime: numbers[i + 3] });
   }
   return out;
 }
 
 /**
  * Consumptions (accepted ones, or queued ones) as submitted.
- * @param {Flat} flat
+ * @param {Result} result
  * @returns {import('./index.js').PendingConsumption[]}
  */
-export function readConsumptions(flat) {
+export function readConsumptions({ numbers, ids }) {
   const out = [];
-  for (let i = 0; i < flat.length; i += 3) out.push({ eventId: flat[i], amount: flat[i + 1], timestamp: flat[i + 2] });
+  for (let i = 0; i < numbers.length; i += 3) {
+    out.push({ eventId: ids.nextId(numbers[i]), amount: numbers[i + 1], timestamp: numbers[i + 2] });
+  }
   return out;
 }
 
 /**
  * Consumptions with their allocations now: the queued ones a call let in, or the ones it re-routed.
- * @param {Flat} flat
+ * @param {Result} result
  * @returns {import('./index.js').Reallocation[]}
  */
-export function readDrawnConsumptions(flat) {
+export function readDrawnConsumptions(result) {
+  const { numbers, ids } = result;
   const out = [];
-  for (let i = 0; i < flat.length;) {
-    const count = flat[i + 3];
-    out.push({ eventId: flat[i], amount: flat[i + 1], timestamp: flat[i + 2], allocations: readAllocations(flat, i + 4, count) });
+  for (let i = 0; i < numbers.length;) {
+    const eventId = ids.nextId(numbers[i]);
+    const count = numbers[i + 3];
+    out.push({ eventId, amount: numbers[i + 1], timestamp: numbers[i + 2], allocations: readAllocations(result, i + 4, count) });
     i += 4 + 2 * count;
   }
   return out;
@@ -127,11 +194,13 @@ export function readCurve(view, count) {
 /**
  * What compact() made final: [horizon, droppedGrants, droppedConsumptions, (eventId,
  * amount, timestamp) per dropped queued consumption].
- * @param {ArrayLike<any>} flat
+ * @param {Result} result
  * @returns {import('./index.js').CompactResult}
  */
-export function readCompactResult(flat) {
+export function readCompactResult({ numbers, ids }) {
   const droppedPending = [];
-  for (let i = 3; i < flat.length; i += 3) droppedPending.push({ eventId: flat[i], amount: flat[i + 1], timestamp: flat[i + 2] });
-  return { horizon: flat[0], droppedGrants: flat[1], droppedConsumptions: flat[2], droppedPending };
+  for (let i = 3; i < numbers.length; i += 3) {
+    droppedPending.push({ eventId: ids.nextId(numbers[i]), amount: numbers[i + 1], timestamp: numbers[i + 2] });
+  }
+  return { horizon: numbers[0], droppedGrants: numbers[1], droppedConsumptions: numbers[2], droppedPending };
 }

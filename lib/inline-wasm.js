@@ -2,9 +2,9 @@
 // and base64-encoded, so that one import works everywhere with no file to locate.
 // Decoding it takes the fastest way the platform has. scripts/inline-wasm.mjs bundles this
 // file with what it imports into dist/gpu_credit_ledger_wasm.mjs, which lib/load.js loads.
-import createLedgerModule, { wasmGzipBase64 } from '../dist/gpu_credit_ledger_inline.mjs';
+import { wasmGzipBase64 } from '../dist/gpu_credit_ledger_inline.mjs';
 import { gunzip } from './inflate.js';
-import { runFactory } from './instantiate.js';
+import { instantiateWasm } from './instantiate.js';
 import { makeApi } from './ledger.js';
 
 function fromBase64(text, platform) {
@@ -38,5 +38,5 @@ export async function inlinedWasm(platform = globalThis) {
 /** A new module instance and its classes. `platform` (tests only) stands for globalThis. */
 export async function instantiateInlined(platform = globalThis) {
   const bytes = await inlinedWasm(platform);
-  return makeApi(await runFactory(createLedgerModule, (imports) => WebAssembly.instantiate(bytes, imports)));
+  return makeApi(await instantiateWasm((imports) => WebAssembly.instantiate(bytes, imports)));
 }

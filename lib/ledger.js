@@ -1,7 +1,7 @@
 // GPULedger: the package's one class. Every method is defined here; each validates its
-// arguments (lib/validate.js), calls the raw WASM ledger (cpp/bindings/wasm_ledger.h:
-// the numeric methods as plain exports, the others through the embind class _Ledger),
-// turns a status code into an error (lib/status.js) and a flat result into objects
+// arguments (lib/validate.js), calls the raw WASM ledger (cpp/bindings/wasm_ledger.h,
+// through the plain exports of cpp/bindings/wasm_bindings.cpp), turns a status code into
+// an error (lib/status.js) and a result from the ledger's result buffer into objects
 // (lib/decode.js). Nothing reaches WASM unchecked, and no error is thrown after a change.
 import { BATCH_CONSUME, BATCH_GRANT, BATCH_RESTORE_GRANT, BATCH_SKIP, runBatch } from './batch.js';
 import { readCoreTable } from './core-table.js';
@@ -16,6 +16,7 @@ import {
   readGrantChange,
   readGrants,
   readGrantStates,
+  viewResult,
 } from './decode.js';
 import { LedgerError } from './errors.js';
 import { PendingListeners } from './pending.js';
@@ -31,18 +32,28 @@ const encoder = new TextEncoder();
  */
 const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
-/** Builds the public classes around one instantiated WASM module. */
+/** Builds the public classes around one instantiated WASM module (lib/instantiate.js). */
 export function makeApi(module) {
-  const { Status, REJECT_REASONS, MAX_ID_BYTES, MAX_SAFE } = readCoreTable(module);
+  // The plain exports (cpp/bindings/wasm_bindings.cpp): one call into WebAssembly each,
+  // a ledger's address first.
+  const raw = module.exports;
+  const { Status, REJECT_REASONS, MAX_ID_BYTES, MAX_SAFE } = readCoreTable(module.HEAPU8, raw.coreTable());
   const checks = makeChecks({ MAX_ID_BYTES, MAX_SAFE });
   const { checkId, checkAmount, checkTime, checkWindow, checkTryConsumeOptions, checkListener } = checks;
   const statusError = makeStatusErrors(Status, maxSafeText(MAX_SAFE));
-  // The plain exports (cpp/bindings/wasm_bindings.cpp): one call into WebAssembly each,
-  // the ledger's address first.
-  const raw = module.gclExports();
 
   // Frees the WASM object of a ledger that was garbage-collected without dispose().
-  const finalizer = new FinalizationRegistry((handle) => handle.delete());
+  const finalizer = new FinalizationRegistry(raw.destroy);
+
+  // Reads the result of `count` slots (count >= 0) that the last call of the ledger at
+  // `self` wrote, with `reader` (lib/decode.js), then lets the ledger free a large one.
+  function readResult(self, count, reader, extra) {
+    const heap = module.HEAPU8; // re-read: growing memory replaces the view
+    const result = viewResult(heap, raw.resultNumbers(self), count, raw.resultText(self), raw.resultTextBytes(self));
+    const value = reader(result, extra);
+    raw.releaseResult(self);
+    return value;
+  }
 
   // Writes a validated id as UTF-8 into a ledger's id buffer; returns its byte length.
   function writeId(address, text) {
@@ -77,32 +88,22 @@ export function makeApi(module) {
     }
   }
 
-  // A raw result that is a number is minus a status code (result_encoding.h).
-  const failed = (result) => typeof result === 'number';
-
   class GPULedger {
-    #handle;
-    #self; // the WASM ledger's address, for the plain exports
+    #self; // the WASM ledger's address, for the plain exports; 0 once disposed
     #idAddress;
     #pendingListeners = new PendingListeners();
 
     constructor() {
-      this.#handle = new module._Ledger();
-      this.#self = this.#handle.self();
+      this.#self = raw.create();
       this.#idAddress = raw.idBuffer(this.#self);
-      finalizer.register(this, this.#handle, this);
+      finalizer.register(this, this.#self, this);
     }
 
-    #live(method) {
-      if (this.#handle === null) {
+    // The address for the plain exports, once the ledger is checked to be live.
+    #at(method) {
+      if (this.#self === 0) {
         throw new LedgerError('DISPOSED', `${method}: this ledger was disposed`);
       }
-      return this.#handle;
-    }
-
-    // The address for the plain exports, once #live has checked the ledger.
-    #at(method) {
-      this.#live(method);
       return this.#self;
     }
 
@@ -116,10 +117,10 @@ export function makeApi(module) {
      * onPendingAccepted listeners, and returned.
      */
     #takeAcceptedPending() {
-      if (raw.hasAcceptedPending(this.#self) === 0) return [];
-      const flat = this.#handle.takeAcceptedPending();
-      if (flat === null) return [];
-      const accepted = readDrawnConsumptions(flat);
+      const self = this.#self;
+      if (raw.hasAcceptedPending(self) === 0) return [];
+      const accepted = readResult(self, raw.takeAcceptedPending(self), readDrawnConsumptions);
+      if (accepted.length === 0) return accepted;
       this.#pendingListeners.notify(accepted);
       return accepted;
     }
@@ -157,20 +158,20 @@ export function makeApi(module) {
     }
 
     allocations(eventId) {
-      const handle = this.#live('allocations');
+      const self = this.#at('allocations');
       checkId('allocations', 'eventId', eventId);
-      const flat = handle.allocations(this.#id(eventId));
-      return flat === null ? null : readAllocations(flat);
+      const count = raw.allocations(self, this.#id(eventId));
+      return count < 0 ? null : readResult(self, count, readAllocations);
     }
 
     balanceCurve(from, to) {
-      const handle = this.#live('balanceCurve');
+      const self = this.#at('balanceCurve');
       checkTime('balanceCurve', 'from', from);
       checkTime('balanceCurve', 'to', to);
       checkWindow('balanceCurve', 'from', from, 'to', to);
-      const count = raw.balanceCurve(this.#self, from, to);
+      const count = raw.balanceCurve(self, from, to);
       if (count < 0) throw statusError('balanceCurve', -count);
-      return readCurve(handle.curveView(), count);
+      return readCurve(new Float64Array(module.HEAPU8.buffer, raw.curve(self), 2 * count), count);
     }
 
     // --- Bulk loading ---
@@ -185,7 +186,7 @@ export function makeApi(module) {
      * with every queued consumption it let in; reallocated() is as after its last event.
      */
     applyBatch(events) {
-      this.#live('applyBatch');
+      this.#at('applyBatch');
       if (!Array.isArray(events)) {
         throw new TypeError(`applyBatch: events must be an array, got ${events === null ? 'null' : typeof events}`);
       }
@@ -240,64 +241,65 @@ export function makeApi(module) {
     }
 
     tryConsume(eventId, amount, timestamp, options) {
-      const handle = this.#live('tryConsume');
+      const self = this.#at('tryConsume');
       checkId('tryConsume', 'eventId', eventId);
       checkAmount('tryConsume', 'amount', amount);
       checkTime('tryConsume', 'timestamp', timestamp);
       const { dryRun = false } = checkTryConsumeOptions('tryConsume', options);
-      const flat = handle.tryConsume(this.#id(eventId), amount, timestamp, dryRun);
-      if (failed(flat)) throw statusError('tryConsume', -flat, `consumption ${JSON.stringify(eventId)}`);
-      return readConsumeResult(flat, REJECT_REASONS);
+      const count = raw.tryConsume(self, this.#id(eventId), amount, timestamp, dryRun ? 1 : 0);
+      if (count < 0) throw statusError('tryConsume', -count, `consumption ${JSON.stringify(eventId)}`);
+      return readResult(self, count, readConsumeResult, REJECT_REASONS);
     }
 
     grantsAt(timestamp) {
-      const handle = this.#live('grantsAt');
+      const self = this.#at('grantsAt');
       checkTime('grantsAt', 'timestamp', timestamp);
-      const flat = handle.grantsAt(timestamp);
-      if (failed(flat)) throw statusError('grantsAt', -flat);
-      return readGrantStates(flat);
+      const count = raw.grantsAt(self, timestamp);
+      if (count < 0) throw statusError('grantsAt', -count);
+      return readResult(self, count, readGrantStates);
     }
 
     burnDown(grantId) {
-      const handle = this.#live('burnDown');
+      const self = this.#at('burnDown');
       checkId('burnDown', 'grantId', grantId);
-      const flat = handle.burnDown(this.#id(grantId));
-      if (flat === null) return null;
-      if (failed(flat)) throw statusError('burnDown', -flat);
-      return readBurnDown(flat, grantId);
+      const count = raw.burnDown(self, this.#id(grantId));
+      if (count === -Status.UNKNOWN_ID) return null;
+      if (count < 0) throw statusError('burnDown', -count);
+      return readResult(self, count, readBurnDown, grantId);
     }
 
     nextBelow(threshold, from) {
-      const handle = this.#live('nextBelow');
+      const self = this.#at('nextBelow');
       checkAmount('nextBelow', 'threshold', threshold);
       checkTime('nextBelow', 'from', from);
-      const time = handle.nextBelow(threshold, from);
-      if (time !== null && time < 0) throw statusError('nextBelow', -time);
-      return time;
+      const count = raw.nextBelow(self, threshold, from);
+      if (count < 0) throw statusError('nextBelow', -count);
+      return count === 0 ? null : new Float64Array(module.HEAPU8.buffer, raw.resultNumbers(self), 1)[0];
     }
 
     // --- Grant lifecycle ---
 
     voidGrant(grantId) {
-      const handle = this.#live('voidGrant');
+      const self = this.#at('voidGrant');
       checkId('voidGrant', 'grantId', grantId);
-      const flat = handle.voidGrant(this.#id(grantId));
-      if (failed(flat)) throw statusError('voidGrant', -flat, `grant ${JSON.stringify(grantId)}`);
-      return readGrantChange(flat);
+      const count = raw.voidGrant(self, this.#id(grantId));
+      if (count < 0) throw statusError('voidGrant', -count, `grant ${JSON.stringify(grantId)}`);
+      return readResult(self, count, readGrantChange);
     }
 
     setGrantEnd(grantId, endTime) {
-      const handle = this.#live('setGrantEnd');
+      const self = this.#at('setGrantEnd');
       checkId('setGrantEnd', 'grantId', grantId);
       checkTime('setGrantEnd', 'endTime', endTime);
-      const flat = handle.setGrantEnd(this.#id(grantId), endTime);
-      if (flat === -Status.INVALID_WINDOW) {
+      const count = raw.setGrantEnd(self, this.#id(grantId), endTime);
+      if (count === -Status.INVALID_WINDOW) {
         // Only the core knows the grant's start.
         throw new RangeError(`setGrantEnd: endTime must be >= the startTime of grant ${JSON.stringify(grantId)}, got ${endTime}`);
       }
-      if (failed(flat)) throw statusError('setGrantEnd', -flat, `grant ${JSON.stringify(grantId)}`);
+      if (count < 0) throw statusError('setGrantEnd', -count, `grant ${JSON.stringify(grantId)}`);
+      const change = readResult(self, count, readGrantChange); // before the next call reuses the buffer
       const accepted = this.#takeAcceptedPending();
-      return { ...readGrantChange(flat), acceptedPending: accepted.map((consumption) => consumption.eventId) };
+      return { ...change, acceptedPending: accepted.map((consumption) => consumption.eventId) };
     }
 
     // --- Pending consumptions ---
@@ -313,7 +315,8 @@ export function makeApi(module) {
     }
 
     pending() {
-      return readConsumptions(this.#live('pending').pending());
+      const self = this.#at('pending');
+      return readResult(self, raw.pending(self), readConsumptions);
     }
 
     cancelPending(eventId) {
@@ -325,7 +328,7 @@ export function makeApi(module) {
     }
 
     onPendingAccepted(listener) {
-      this.#live('onPendingAccepted');
+      this.#at('onPendingAccepted');
       checkListener('onPendingAccepted', listener);
       return this.#pendingListeners.add(listener);
     }
@@ -340,7 +343,8 @@ export function makeApi(module) {
      * not fail); a call that throws leaves the answer as it was.
      */
     reallocated() {
-      return readDrawnConsumptions(this.#live('reallocated').reallocated());
+      const self = this.#at('reallocated');
+      return readResult(self, raw.reallocated(self), readDrawnConsumptions);
     }
 
     // --- Finality horizon ---
@@ -351,11 +355,11 @@ export function makeApi(module) {
      * below the current one changes nothing.
      */
     compact(horizon) {
-      const handle = this.#live('compact');
+      const self = this.#at('compact');
       checkTime('compact', 'horizon', horizon);
-      const flat = handle.compact(horizon);
-      if (failed(flat)) throw statusError('compact', -flat);
-      return readCompactResult(flat);
+      const count = raw.compact(self, horizon);
+      if (count < 0) throw statusError('compact', -count);
+      return readResult(self, count, readCompactResult);
     }
 
     /** Everything strictly before it is final (0 until the first compact). */
@@ -371,8 +375,9 @@ export function makeApi(module) {
      * acceptance order.
      */
     toJSON() {
-      const handle = this.#live('toJSON');
-      return writeSnapshot(readGrants(handle.grants()), readConsumptions(handle.consumptions()), raw.horizon(this.#self));
+      const self = this.#at('toJSON');
+      const grants = readResult(self, raw.grants(self), readGrants);
+      return writeSnapshot(grants, readResult(self, raw.consumptions(self), readConsumptions), raw.horizon(self));
     }
 
     /**
@@ -449,12 +454,12 @@ export function makeApi(module) {
 
     /** Bytes in use on the WebAssembly heap shared by all ledgers (walks the heap: for diagnostics and leak tests). */
     static wasmHeapBytes() {
-      return module._heapBytes();
+      return raw.heapBytes();
     }
 
     /** The size the WebAssembly heap may grow to; calls that could need more fail with `OUT_OF_MEMORY`. */
     static get maxHeapBytes() {
-      return module._heapMax();
+      return raw.heapMax();
     }
 
     get grantCount() {
@@ -466,14 +471,14 @@ export function makeApi(module) {
     }
 
     get disposed() {
-      return this.#handle === null;
+      return this.#self === 0;
     }
 
     dispose() {
-      if (this.#handle === null) return;
+      if (this.#self === 0) return;
       finalizer.unregister(this);
-      this.#handle.delete();
-      this.#handle = null;
+      raw.destroy(this.#self);
+      this.#self = 0;
     }
 
     [disposeSymbol]() {

@@ -2,8 +2,7 @@
 // binary is a file of its own (dist/gpu_credit_ledger.wasm) instead of base64 inside the
 // JavaScript. Browsers compile it while it downloads (WebAssembly.instantiateStreaming),
 // and bundlers emit it as an asset because of the `new URL('…', import.meta.url)` below.
-import createLedgerModule from '../dist/gpu_credit_ledger.mjs';
-import { runFactory } from './instantiate.js';
+import { instantiateWasm } from './instantiate.js';
 import { makeApi } from './ledger.js';
 
 let api;
@@ -24,7 +23,7 @@ export function loadLedger(options = {}) {
 
 async function instantiateModule(wasm) {
   const source = wasm ?? new URL('../dist/gpu_credit_ledger.wasm', import.meta.url);
-  return makeApi(await runFactory(createLedgerModule, (imports) => instantiate(source, imports)));
+  return makeApi(await instantiateWasm((imports) => instantiate(source, imports)));
 }
 
 async function instantiate(source, imports) {

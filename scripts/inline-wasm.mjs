@@ -1,12 +1,13 @@
 // Writes the package's main module, dist/gpu_credit_ledger_wasm.mjs, in two steps:
 // 1. dist/gpu_credit_ledger_inline.mjs (a build intermediate, not shipped): the
-//    Emscripten glue of the separate-.wasm link (dist/gpu_credit_ledger.mjs) followed by
-//    the WebAssembly binary, gzipped and then base64-encoded, as `wasmGzipBase64`.
+//    WebAssembly binary (dist/gpu_credit_ledger.wasm), gzipped and then base64-encoded,
+//    as `wasmGzipBase64`.
 //    Compressing before base64 is what makes the module small: gzip finds little to
 //    squeeze in base64 text, but base64 of already-compressed bytes costs next to nothing
 //    once the module itself is served gzipped.
 // 2. The main module: lib/inline-wasm.js bundled by esbuild with everything it imports
-//    (that intermediate, lib/ledger.js and its helpers) except lib/errors.js, which stays
+//    (that intermediate, lib/instantiate.js, lib/ledger.js and its helpers) except
+//    lib/errors.js, which stays
 //    shared with the other entries so that there is one LedgerError class. One module to
 //    load instead of fifteen: Node's loader spends about 10 ms less on a cold start.
 //   node scripts/inline-wasm.mjs            (run by scripts/build-wasm.sh)
@@ -16,7 +17,6 @@ import { gzipSync } from 'node:zlib';
 
 const require = createRequire(import.meta.url);
 const dist = new URL('../dist/', import.meta.url);
-const glue = readFileSync(new URL('gpu_credit_ledger.mjs', dist), 'utf8');
 const wasm = readFileSync(new URL('gpu_credit_ledger.wasm', dist));
 
 // Zopfli (the devDependency @gfx/zopfli) writes gzip that any inflater reads, about 5%
@@ -33,7 +33,7 @@ async function gzipBest(bytes) {
   return Buffer.from(await zopfli.gzipAsync(bytes, { numiterations: 15 }));
 }
 const payload = (await gzipBest(wasm)).toString('base64');
-writeFileSync(new URL('gpu_credit_ledger_inline.mjs', dist), `${glue.trimEnd()}\nexport const wasmGzipBase64 = '${payload}';\n`);
+writeFileSync(new URL('gpu_credit_ledger_inline.mjs', dist), `export const wasmGzipBase64 = '${payload}';\n`);
 
 // Whitespace and syntax minified; identifiers keep their names (GPULedger.name, stacks).
 const esbuild = require('esbuild');

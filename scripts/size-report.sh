@@ -14,10 +14,9 @@ trap 'rm -rf "$tmp"' EXIT
 # The inlined binary as it sits in the main module (base64 of gzip).
 node -e "import('./dist/gpu_credit_ledger_wasm.mjs').then((m) => process.stdout.write(m.wasmGzipBase64))" >"$tmp/payload.b64"
 echo "module sizes, $(date -u '+%Y-%m-%d %H:%M UTC')"
-row 'dist/gpu_credit_ledger_wasm.mjs (main module: glue, binary, classes)' dist/gpu_credit_ledger_wasm.mjs
+row 'dist/gpu_credit_ledger_wasm.mjs (main module: binary, classes)' dist/gpu_credit_ledger_wasm.mjs
 row '  of which the inlined binary (base64 of gzip)' "$tmp/payload.b64"
 row 'dist/gpu_credit_ledger.wasm' dist/gpu_credit_ledger.wasm
-row 'dist/gpu_credit_ledger.mjs (glue, minified)' dist/gpu_credit_ledger.mjs
 # Everything `import 'gpu-credit-ledger'` loads (lib/ and the main module), bundled and
 # minified as an application's bundler would.
 if [ -x node_modules/.bin/esbuild ]; then

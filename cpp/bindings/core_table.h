@@ -4,13 +4,12 @@
 #ifndef GPU_CREDIT_LEDGER_CORE_TABLE_H_
 #define GPU_CREDIT_LEDGER_CORE_TABLE_H_
 
-#include <emscripten/val.h>
-
 namespace gcl_wasm {
 
-// { status: { OK: 0, DUPLICATE_ID: 1, ... }, rejectReasons: [null, 'INSUFFICIENT_CREDIT',
-//   'WOULD_UNFUND'], maxIdBytes, maxEvents, maxSafeInteger }
-emscripten::val coreTable();
+// The table as JSON text (NUL-terminated, built once):
+// {"status":{"OK":0,"DUPLICATE_ID":1,...},"rejectReasons":[null,"INSUFFICIENT_CREDIT",
+//  "WOULD_UNFUND"],"maxIdBytes":...,"maxEvents":...,"maxSafeInteger":...}
+const char* coreTable();
 
 }  // namespace gcl_wasm
 

@@ -9,13 +9,8 @@ namespace {
 // Sum over live ledgers of their share after their last call.
 size_t heldByAllLedgers = 0;
 
-// The ceiling, MAXIMUM_MEMORY: fixed for the instance's life. emscripten_get_heap_max is a
-// call out to JavaScript, which every budget check made twice per call (per event of a
-// bulk load) before; asked once.
-size_t heapMax() {
-  static const size_t max = emscripten_get_heap_max();
-  return max;
-}
+// The ceiling, MAXIMUM_MEMORY (CMakeLists.txt): fixed for the module's life.
+constexpr size_t heapMax() { return GCL_HEAP_MAX_BYTES; }
 
 }  // namespace
 

@@ -1,60 +1,90 @@
-// How results cross into JS: one flat-array encoding per result shape, each read by one
-// reader in lib/decode.js (same name without "encode"). Flat arrays of strings and
-// doubles cost one embind call per element, far less than one JS object per record.
-// A failed call returns minus its status code instead (a number, never an array).
+// How results cross into JS: each ledger has one result buffer in WebAssembly memory
+// (ResultBuffer below) that a call fills and lib/decode.js reads in place. One encoding
+// per result shape, each read by one reader in lib/decode.js (same name without
+// "encode"). A result is a list of slots, each a number (an exact integer up to 2^53, as
+// a double) or an id (a UTF-8 string up to kMaxIdBytes, or null): numbers go into one
+// array of doubles, where an id's slot holds its length in UTF-16 units (-1 for null),
+// and the ids' bytes follow one another in one text buffer, which JS decodes at once and
+// cuts by those lengths. Each encoder returns the slot count; a failed call returns minus
+// its status code instead.
 #ifndef GPU_CREDIT_LEDGER_RESULT_ENCODING_H_
 #define GPU_CREDIT_LEDGER_RESULT_ENCODING_H_
 
-#include <emscripten/val.h>
-
+#include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpu_credit_ledger/ledger.h"
 
 namespace gcl_wasm {
 
-using emscripten::val;
+class ResultBuffer {
+ public:
+  // Starts a result.
+  void clear();
+  ResultBuffer& add(double number);
+  ResultBuffer& add(int64_t number) { return add(static_cast<double>(number)); }
+  ResultBuffer& add(std::string_view id);
+  // An optional id: null when empty.
+  ResultBuffer& addIdOrNull(const std::string& id);
+  ResultBuffer& addAllocations(const std::vector<gcl::Allocation>& allocations);
+  ResultBuffer& addConsumption(std::string_view eventId, int64_t amount, int64_t timestamp);
+  ResultBuffer& addDrawnConsumption(std::string_view eventId, int64_t amount, int64_t timestamp,
+                                    const std::vector<gcl::Allocation>& allocations);
+  // The slot count, as every encoder returns it.
+  int count() const { return static_cast<int>(numbers_.size()); }
+  const double* numbers() const { return numbers_.data(); }
+  const char* text() const { return text_.data(); }
+  int textBytes() const { return static_cast<int>(text_.size()); }
+  // Frees the buffers once JS has read a large result: a ledger keeps no more than a small
+  // result's room between calls.
+  void release();
+
+ private:
+  std::vector<double> numbers_;
+  std::vector<char> text_;
+};
 
 // Minus the status code: how every binding reports a failed call.
 int failureCode(gcl::Status status);
-val failure(gcl::Status status);
 
 // [grantId, amount, ...] in draw order (readAllocations).
-val encodeAllocations(const std::vector<gcl::Allocation>& allocations);
+int encodeAllocations(const std::vector<gcl::Allocation>& allocations, ResultBuffer* out);
 
 // [accepted (1/0), reason (gcl::RejectReason), blockingEventId or null, grantId, amount, ...]
 // (readConsumeResult).
-val encodeConsumeResult(const gcl::ConsumeResult& result);
+int encodeConsumeResult(const gcl::ConsumeResult& result, ResultBuffer* out);
 
 // [grantId, amount, startTime, endTime, remaining, ...] in draw order (readGrantStates).
-val encodeGrantStates(const std::vector<gcl::GrantState>& states);
+int encodeGrantStates(const std::vector<gcl::GrantState>& states, ResultBuffer* out);
 
 // [amount, startTime, endTime, drawCount, (timestamp, eventId, amount) per draw,
 // (time, remaining) per curve point] (readBurnDown).
-val encodeBurnDown(const gcl::BurnDown& burn);
+int encodeBurnDown(const gcl::BurnDown& burn, ResultBuffer* out);
 
 // [applied (1/0), blockingEventId or null] (readGrantChange). The queued consumptions a
 // change lets in leave through the ledger's accepted-pending list only.
-val encodeGrantChange(const gcl::GrantChange& change);
+int encodeGrantChange(const gcl::GrantChange& change, ResultBuffer* out);
 
 // [grantId, amount, startTime, endTime, ...] in the order added (readGrants).
-val encodeGrants(const gcl::Ledger& ledger);
+int encodeGrants(const gcl::Ledger& ledger, ResultBuffer* out);
 
 // [eventId, amount, timestamp, ...] (readConsumptions): the accepted consumptions in
 // acceptance order, or the queued ones in retry order.
-val encodeConsumptions(const gcl::Ledger& ledger);
-val encodeConsumptions(const std::vector<gcl::PendingConsumption>& queued);
+int encodeConsumptions(const gcl::Ledger& ledger, ResultBuffer* out);
+int encodeConsumptions(const std::vector<gcl::PendingConsumption>& queued, ResultBuffer* out);
 
 // [eventId, amount, timestamp, allocationCount, grantId, amount, ..., eventId, ...]
 // (readDrawnConsumptions): consumptions with their draws now. The queued consumptions a
 // call let in (their draws read from `ledger`), or the ones it re-routed.
-val encodeDrawnConsumptions(const std::vector<gcl::PendingConsumption>& accepted,
-                            const gcl::Ledger& ledger);
-val encodeDrawnConsumptions(const std::vector<gcl::Reallocation>& moved);
+int encodeDrawnConsumptions(const std::vector<gcl::PendingConsumption>& accepted,
+                            const gcl::Ledger& ledger, ResultBuffer* out);
+int encodeDrawnConsumptions(const std::vector<gcl::Reallocation>& moved, ResultBuffer* out);
 
 // [horizon, droppedGrants, droppedConsumptions, (eventId, amount, timestamp) per dropped
 // queued consumption] (readCompactResult).
-val encodeCompactResult(const gcl::CompactResult& result);
+int encodeCompactResult(const gcl::CompactResult& result, ResultBuffer* out);
 
 // [time, balance, time, balance, ...] written into `buffer`, which JS reads through a
 // typed-array view (readCurve): a curve can have millions of points.

@@ -53,9 +53,10 @@ double WasmLedger::getBalance(double timestamp) const {
   return static_cast<double>(balance);
 }
 
-WasmLedger::val WasmLedger::allocations(int idLength) const {
-  if (ledger_.allocations(id(idLength), &allocations_) != gcl::Status::kOk) return val::null();
-  return encodeAllocations(allocations_);
+int WasmLedger::allocations(int idLength) {
+  const gcl::Status status = ledger_.allocations(id(idLength), &allocations_);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return encodeAllocations(allocations_, &result_);
 }
 
 int WasmLedger::balanceCurve(double from, double to) {
@@ -67,16 +68,12 @@ int WasmLedger::balanceCurve(double from, double to) {
   return static_cast<int>(points_.size());
 }
 
-WasmLedger::val WasmLedger::curveView() const {
-  return val(emscripten::typed_memory_view(curve_.size(), curve_.data()));
-}
-
 double WasmLedger::grantCount() const { return static_cast<double>(ledger_.grantCount()); }
 double WasmLedger::consumptionCount() const {
   return static_cast<double>(ledger_.consumptionCount());
 }
-WasmLedger::val WasmLedger::grants() const { return encodeGrants(ledger_); }
-WasmLedger::val WasmLedger::consumptions() const { return encodeConsumptions(ledger_); }
+int WasmLedger::grants() { return encodeGrants(ledger_, &result_); }
+int WasmLedger::consumptions() { return encodeConsumptions(ledger_, &result_); }
 
 double WasmLedger::headroom(double timestamp) {
   if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
@@ -89,56 +86,57 @@ double WasmLedger::headroom(double timestamp) {
 
 GCL_COLD_CODE_BEGIN
 
-WasmLedger::val WasmLedger::tryConsume(int idLength, double amount, double timestamp, bool dryRun) {
-  if (!admit(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+int WasmLedger::tryConsume(int idLength, double amount, double timestamp, bool dryRun) {
+  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
   gcl::ConsumeResult result;
   const gcl::Status status =
       ledger_.tryConsume(id(idLength), toInt64(amount), toInt64(timestamp), dryRun, &result);
   account();
-  if (status != gcl::Status::kOk) return failure(status);
-  return encodeConsumeResult(result);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return encodeConsumeResult(result, &result_);
 }
 
-WasmLedger::val WasmLedger::grantsAt(double timestamp) const {
-  if (!heap_.allows(CallCost::kGrow)) return failure(gcl::Status::kOutOfMemory);
+int WasmLedger::grantsAt(double timestamp) {
+  if (!heap_.allows(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
   std::vector<gcl::GrantState> states;
   const gcl::Status status = ledger_.grantsAt(toInt64(timestamp), &states);
-  if (status != gcl::Status::kOk) return failure(status);
-  return encodeGrantStates(states);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return encodeGrantStates(states, &result_);
 }
 
-WasmLedger::val WasmLedger::burnDown(int idLength) const {
-  if (!heap_.allows(CallCost::kGrow)) return failure(gcl::Status::kOutOfMemory);
+int WasmLedger::burnDown(int idLength) {
+  if (!heap_.allows(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
   gcl::BurnDown burn;
   const gcl::Status status = ledger_.burnDown(id(idLength), &burn);
-  if (status == gcl::Status::kUnknownId) return val::null();
-  if (status != gcl::Status::kOk) return failure(status);
-  return encodeBurnDown(burn);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return encodeBurnDown(burn, &result_);
 }
 
-WasmLedger::val WasmLedger::nextBelow(double threshold, double from) const {
+int WasmLedger::nextBelow(double threshold, double from) {
   std::optional<int64_t> time;
   const gcl::Status status = ledger_.nextBelow(toInt64(threshold), toInt64(from), &time);
-  if (status != gcl::Status::kOk) return failure(status);
-  return time ? val(static_cast<double>(*time)) : val::null();
+  if (status != gcl::Status::kOk) return failureCode(status);
+  result_.clear();
+  if (time) result_.add(*time);
+  return result_.count();
 }
 
-WasmLedger::val WasmLedger::voidGrant(int idLength) {
-  if (!admit(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+int WasmLedger::voidGrant(int idLength) {
+  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
   gcl::GrantChange change;
   const gcl::Status status = ledger_.voidGrant(id(idLength), &change);
   account();
-  if (status != gcl::Status::kOk) return failure(status);
-  return encodeGrantChange(change);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return encodeGrantChange(change, &result_);
 }
 
-WasmLedger::val WasmLedger::setGrantEnd(int idLength, double endTime) {
-  if (!admit(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+int WasmLedger::setGrantEnd(int idLength, double endTime) {
+  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
   gcl::GrantChange change;
   const gcl::Status status = ledger_.setGrantEnd(id(idLength), toInt64(endTime), &change);
   account();
-  if (status != gcl::Status::kOk) return failure(status);
-  return encodeGrantChange(change);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return encodeGrantChange(change, &result_);
 }
 
 int WasmLedger::submit(int idLength, double amount, double timestamp) {
@@ -151,10 +149,10 @@ int WasmLedger::submit(int idLength, double amount, double timestamp) {
   return outcome == gcl::SubmitOutcome::kAccepted ? 1 : 0;
 }
 
-WasmLedger::val WasmLedger::pending() const {
+int WasmLedger::pending() {
   std::vector<gcl::PendingConsumption> queued;
   ledger_.pending(&queued);
-  return encodeConsumptions(queued);
+  return encodeConsumptions(queued, &result_);
 }
 
 int WasmLedger::cancelPending(int idLength) {
@@ -171,34 +169,38 @@ bool WasmLedger::hasAcceptedPending() {
   } else {  // taken before and not handed over yet: keep the order
     std::vector<gcl::PendingConsumption> more;
     ledger_.takeAcceptedPending(&more);
-    acceptedPending_.insert(acceptedPending_.end(), more.begin(), more.end());
+    for (gcl::PendingConsumption& consumption : more)
+      acceptedPending_.push_back(std::move(consumption));
   }
   return !acceptedPending_.empty();
 }
 
-WasmLedger::val WasmLedger::takeAcceptedPending() {
-  if (!hasAcceptedPending()) return val::null();
-  val encoded = encodeDrawnConsumptions(acceptedPending_, ledger_);
+int WasmLedger::takeAcceptedPending() {
+  if (!hasAcceptedPending()) {
+    result_.clear();
+    return 0;
+  }
+  const int count = encodeDrawnConsumptions(acceptedPending_, ledger_, &result_);
   acceptedPending_.clear();
-  return encoded;
+  return count;
 }
 
-WasmLedger::val WasmLedger::reallocated() const {
+int WasmLedger::reallocated() {
   std::vector<gcl::Reallocation> moved;
   ledger_.reallocated(&moved);
-  return encodeDrawnConsumptions(moved);
+  return encodeDrawnConsumptions(moved, &result_);
 }
 
 void WasmLedger::clearReallocated() { ledger_.clearReallocated(); }
 
-WasmLedger::val WasmLedger::compact(double horizon) {
+int WasmLedger::compact(double horizon) {
   // Rebuilds the kept state beside the old one before freeing it.
-  if (!admit(CallCost::kRebuild)) return failure(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
   gcl::CompactResult result;
   const gcl::Status status = ledger_.compact(toInt64(horizon), &result);
   account();
-  if (status != gcl::Status::kOk) return failure(status);
-  return encodeCompactResult(result);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  return encodeCompactResult(result, &result_);
 }
 
 double WasmLedger::horizon() const { return static_cast<double>(ledger_.horizon()); }
@@ -214,19 +216,17 @@ int WasmLedger::restoreGrant(int idLength, double amount, double startTime, doub
 }
 
 void WasmLedger::reserveBatch(int count, int idBytes) {
-  const size_t n = count < 0 ? 0 : static_cast<size_t>(count);
-  batchKinds_.assign(n, kBatchSkip);
-  batchIdEnds_.assign(n, 0);
-  batchIds_.resize(idBytes < 0 ? 0 : static_cast<size_t>(idBytes));
-  batchNumbers_.assign(3 * n, 0.0);
-  batchResults_.assign(n, 0);
-  if (n == 0) {  // the end of a batch: keep nothing between calls
-    batchKinds_.shrink_to_fit();
-    batchIdEnds_.shrink_to_fit();
-    batchIds_.shrink_to_fit();
-    batchNumbers_.shrink_to_fit();
-    batchResults_.shrink_to_fit();
+  batchCount_ = count < 0 ? 0 : static_cast<size_t>(count);
+  batchIdBytes_ = idBytes < 0 ? 0 : static_cast<size_t>(idBytes);
+  if (batchCount_ == 0) {  // the end of a batch: keep nothing between calls
+    std::vector<double>().swap(batch_);
+    batchIdBytes_ = 0;
+    return;
   }
+  // 24 bytes of numbers, 4 of id end, 4 of result and 1 of kind per event, then the ids.
+  const size_t bytes = 33 * batchCount_ + batchIdBytes_;
+  batch_.assign((bytes + sizeof(double) - 1) / sizeof(double), 0.0);
+  std::fill_n(batchKinds_(), batchCount_, kBatchSkip);
 }
 
 // Bytes per event a loaded ledger holds beyond the arrays Ledger::reserve sizes (measured
@@ -249,24 +249,27 @@ void WasmLedger::reserveEvents(int count) {
 constexpr size_t kPrefetchRun = 16;
 
 void WasmLedger::applyBatch(int count) {
-  const size_t n = std::min(count < 0 ? size_t{0} : static_cast<size_t>(count), batchKinds_.size());
-  const auto idSize = static_cast<uint32_t>(batchIds_.size());
+  const size_t n = std::min(count < 0 ? size_t{0} : static_cast<size_t>(count), batchCount_);
+  const auto idSize = static_cast<uint32_t>(batchIdBytes_);
+  const double* numbers = batchNumbers_();
+  const uint32_t* ends = batchIdEnds_();
+  int32_t* results = batchResults_();
+  const uint8_t* kinds = batchKinds_();
+  const char* ids = batchIds_();
   auto idAt = [&](size_t i) {
-    const uint32_t begin = i == 0 ? 0 : std::min(batchIdEnds_[i - 1], idSize);
-    const uint32_t end = std::min(batchIdEnds_[i], idSize);
-    return std::string_view(batchIds_.data() + begin, end < begin ? 0 : end - begin);
+    const uint32_t begin = i == 0 ? 0 : std::min(ends[i - 1], idSize);
+    const uint32_t end = std::min(ends[i], idSize);
+    return std::string_view(ids + begin, end < begin ? 0 : end - begin);
   };
   for (size_t i = 0; i < n; ++i) {
     // Every kPrefetchRun events, look where the next run's ids sit in the id tables first:
     // the misses of one tight loop overlap, those of separate calls would not.
     if (i % kPrefetchRun == 0) {
       for (size_t k = i; k < std::min(n, i + kPrefetchRun); ++k) {
-        if (batchKinds_[k] != kBatchSkip)
-          ledger_.prefetchId(idAt(k), batchKinds_[k] != kBatchConsume);
+        if (kinds[k] != kBatchSkip) ledger_.prefetchId(idAt(k), kinds[k] != kBatchConsume);
       }
     }
-    if (batchKinds_[i] != kBatchSkip)
-      batchResults_[i] = applyBatchEvent(batchKinds_[i], idAt(i), &batchNumbers_[3 * i]);
+    if (kinds[i] != kBatchSkip) results[i] = applyBatchEvent(kinds[i], idAt(i), &numbers[3 * i]);
   }
 }
 

@@ -1,11 +1,11 @@
-// The raw ledger class JS sees as _Ledger (bound in wasm_bindings.cpp). Each method
-// checks the heap budget, calls gcl::Ledger and encodes the result (result_encoding.h).
+// The raw ledger that lib/ledger.js drives through the plain exports of wasm_bindings.cpp
+// (gcl_create makes one). Each method checks the heap budget, calls gcl::Ledger and
+// returns a number, or encodes a longer result into the ledger's result buffer
+// (result_encoding.h) and returns its slot count.
 // lib/ledger.js validates every argument first and turns status codes into JS errors:
 // nothing here throws, so no C++ exception or abort ever crosses into JS.
 #ifndef GPU_CREDIT_LEDGER_WASM_LEDGER_H_
 #define GPU_CREDIT_LEDGER_WASM_LEDGER_H_
-
-#include <emscripten/val.h>
 
 #include <cstdint>
 #include <string>
@@ -14,23 +14,21 @@
 
 #include "gpu_credit_ledger/ledger.h"
 #include "heap_budget.h"
+#include "result_encoding.h"
 
 namespace gcl_wasm {
 
 // Ids travel through a per-ledger buffer in WASM memory that the wrapper writes UTF-8
-// into directly: an embind std::string argument costs a malloc, a copy and a free per call,
+// into directly: a string argument converted per call costs a malloc, a copy and a free,
 // which was most of the time of a consume. Every idLength below is the length of the id
-// the wrapper just wrote there.
+// the wrapper just wrote there. "A result" below: the slot count of what the call wrote
+// into the result buffer (result()), or minus a status code.
 class WasmLedger {
  public:
-  using val = emscripten::val;
-
   WasmLedger();
   WasmLedger(const WasmLedger&) = delete;
   WasmLedger& operator=(const WasmLedger&) = delete;
 
-  // This object's address: the first argument of the plain exports (wasm_bindings.cpp).
-  double self() const { return address(this); }
   // Address of the id buffer (kMaxIdBytes long); the wrapper keeps it for the ledger's life.
   double idBuffer();
 
@@ -40,48 +38,48 @@ class WasmLedger {
   int consume(int idLength, double amount, double timestamp);
   // The balance, or minus a status code.
   double getBalance(double timestamp) const;
-  // Allocations, or null for an unknown id.
-  val allocations(int idLength) const;
+  // A result (readAllocations); minus a status code for an unknown id.
+  int allocations(int idLength);
   // Fills the curve buffer; returns the point count or minus a status code. The wrapper
-  // copies the points out through curveView().
+  // copies the points out from curve().
   int balanceCurve(double from, double to);
-  val curveView() const;
+  double curve() const { return address(curve_.data()); }
 
   double grantCount() const;
   double consumptionCount() const;
-  val grants() const;
-  val consumptions() const;
+  int grants();
+  int consumptions();
 
   // The amount, or minus a status code. The first query after a change builds the
   // headroom index (kept, so it is accounted).
   double headroom(double timestamp);
-  val tryConsume(int idLength, double amount, double timestamp, bool dryRun);
-  val grantsAt(double timestamp) const;
-  // null for an unknown grant.
-  val burnDown(int idLength) const;
-  // The time, null when the balance never drops below the threshold, or minus a status.
-  val nextBelow(double threshold, double from) const;
-  val voidGrant(int idLength);
-  val setGrantEnd(int idLength, double endTime);
+  int tryConsume(int idLength, double amount, double timestamp, bool dryRun);
+  int grantsAt(double timestamp);
+  // A result; minus kUnknownId's code for an unknown grant.
+  int burnDown(int idLength);
+  // A result: [time], none when the balance never drops below the threshold.
+  int nextBelow(double threshold, double from);
+  int voidGrant(int idLength);
+  int setGrantEnd(int idLength, double endTime);
 
   // 1 accepted, 0 queued, or minus a status code.
   int submit(int idLength, double amount, double timestamp);
-  val pending() const;
+  int pending();
   // 1 cancelled, 0 not queued, or minus a status code.
   int cancelPending(int idLength);
-  // Whether queued consumptions were accepted since they were last taken: a number
-  // for the plain export, so that the wrapper asks the embind method below only then.
+  // Whether queued consumptions were accepted since they were last taken, so that the
+  // wrapper asks for the list below only then.
   bool hasAcceptedPending();
-  // null when no queued consumption was accepted since the last call, else the list.
-  val takeAcceptedPending();
+  // A result: the queued consumptions accepted since the last call (none: 0 slots).
+  int takeAcceptedPending();
 
   // The consumptions the last call re-routed (gcl::Ledger::reallocated).
-  val reallocated() const;
+  int reallocated();
   void clearReallocated();
 
-  // The finality horizon: what compact() dropped (encodeCompactResult) or minus a status
-  // code; the horizon now; restoreGrant's status code (a version-2 snapshot's grants).
-  val compact(double horizon);
+  // The finality horizon: what compact() dropped (a result, encodeCompactResult); the
+  // horizon now; restoreGrant's status code (a version-2 snapshot's grants).
+  int compact(double horizon);
   double horizon() const;
   int restoreGrant(int idLength, double amount, double startTime, double endTime);
 
@@ -103,12 +101,19 @@ class WasmLedger {
   // (gcl::Ledger::reserve), when the heap budget allows it; otherwise nothing, and the
   // batch grows the ledger step by step as single calls do.
   void reserveEvents(int count);
-  double batchKinds() { return address(batchKinds_.data()); }
-  double batchIdEnds() { return address(batchIdEnds_.data()); }
-  double batchIds() { return address(batchIds_.data()); }
-  double batchNumbers() { return address(batchNumbers_.data()); }
-  double batchResults() { return address(batchResults_.data()); }
+  // The batch buffers, one allocation: numbers (3 per event), id ends and results (4
+  // bytes per event each), kinds (1 byte per event), then the id bytes.
+  double batchNumbers() { return address(batchNumbers_()); }
+  double batchIdEnds() { return address(batchIdEnds_()); }
+  double batchResults() { return address(batchResults_()); }
+  double batchKinds() { return address(batchKinds_()); }
+  double batchIds() { return address(batchIds_()); }
   void applyBatch(int count);
+
+  // The result buffer the last call that returned a result wrote.
+  const ResultBuffer& result() const { return result_; }
+  // Called by the wrapper once it has read a result: frees a large one.
+  void releaseResult() { result_.release(); }
 
  private:
   static double address(const void* p) {
@@ -126,16 +131,22 @@ class WasmLedger {
   gcl::Ledger ledger_;
   std::string idBuffer_;
   HeapShare heap_;
-  mutable std::vector<gcl::Allocation> allocations_;
+  ResultBuffer result_;
+  std::vector<gcl::Allocation> allocations_;
   std::vector<gcl::BalancePoint> points_;
   // Accepted queued consumptions taken from the ledger and not yet handed to the wrapper.
   std::vector<gcl::PendingConsumption> acceptedPending_;
   std::vector<double> curve_;
-  std::vector<uint8_t> batchKinds_;
-  std::vector<uint32_t> batchIdEnds_;
-  std::vector<char> batchIds_;
-  std::vector<double> batchNumbers_;
-  std::vector<int32_t> batchResults_;
+  double* batchNumbers_() { return batch_.data(); }
+  uint32_t* batchIdEnds_() {
+    return reinterpret_cast<uint32_t*>(batchNumbers_() + 3 * batchCount_);
+  }
+  int32_t* batchResults_() { return reinterpret_cast<int32_t*>(batchIdEnds_() + batchCount_); }
+  uint8_t* batchKinds_() { return reinterpret_cast<uint8_t*>(batchResults_() + batchCount_); }
+  char* batchIds_() { return reinterpret_cast<char*>(batchKinds_() + batchCount_); }
+  std::vector<double> batch_;  // doubles, so that the numbers are aligned
+  size_t batchCount_ = 0;
+  size_t batchIdBytes_ = 0;
 };
 
 }  // namespace gcl_wasm

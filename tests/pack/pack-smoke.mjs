@@ -74,7 +74,7 @@ try {
 
   const listing = run('tar', ['-tzf', tarball], work);
   const files = new Set(listing.split('\n'));
-  const distFiles = ['dist/gpu_credit_ledger_wasm.mjs', 'dist/gpu_credit_ledger.mjs', 'dist/gpu_credit_ledger.wasm'];
+  const distFiles = ['dist/gpu_credit_ledger_wasm.mjs', 'dist/gpu_credit_ledger.wasm'];
   for (const required of ['package.json', ...distFiles, ...exportTargets()]) {
     if (!files.has(`package/${required}`)) throw new Error(`tarball lacks ${required}`);
   }
