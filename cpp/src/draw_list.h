@@ -54,6 +54,34 @@ class DrawList {
       amount_ = draws[0].amount;
     }
   }
+  // Takes `amount` off the draw from grant g (which must be there with at least that
+  // much), in place; true when that draw is gone. A re-draw cuts the latest drawers of an
+  // overdrawn grant this way, one draw at a time, without copying the list out and back.
+  bool cut(uint32_t g, int64_t amount) {
+    if (grant_ != kSpilled) {
+      amount_ -= amount;
+      if (amount_ != 0) return false;
+      grant_ = kNone;
+      return true;
+    }
+    Draw* const lost =
+        std::find_if(more_, more_ + count_, [g](const Draw& d) { return d.grant == g; });
+    lost->amount -= amount;
+    if (lost->amount != 0) return false;
+    if (count_ == 2) {
+      const Draw kept = more_[lost == more_ ? 1 : 0];
+      delete[] more_;
+      grant_ = kept.grant;
+      amount_ = kept.amount;
+      return true;
+    }
+    Draw* const shorter = new Draw[count_ - 1];  // the list stays exactly as long as it is
+    std::copy(lost + 1, more_ + count_, std::copy(more_, lost, shorter));
+    delete[] more_;
+    more_ = shorter;
+    --count_;
+    return true;
+  }
   void copyTo(std::vector<Draw>* out) const {
     out->clear();
     for (size_t i = 0; i < size(); ++i) out->push_back((*this)[i]);

@@ -280,20 +280,14 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
         const uint32_t victim = drawers_[g].back();
         assert(victim != h && before(h, victim));
         touch(victim);
-        draws_[victim].copyTo(&cut_);
-        const auto lost =
-            std::find_if(cut_.begin(), cut_.end(), [&](const Draw& d) { return d.grant == g; });
-        const int64_t amount = std::min(lost->amount, excess);
-        lost->amount -= amount;
+        const int64_t amount = std::min(draws_[victim].amountFrom(g), excess);
         noteDrawn(g);
         drawn_[g] -= amount;
         excess -= amount;
-        if (lost->amount == 0) {
-          cut_.erase(lost);
+        if (draws_[victim].cut(g, amount)) {
           drawers_[g].pop_back();
           --drawCount_;
         }
-        draws_[victim].assign(cut_);
       }
     }
   }
@@ -434,6 +428,16 @@ void IncrementalEngine::releaseDraws(uint32_t c) {
 
 void IncrementalEngine::setDraws(uint32_t c, const std::vector<Draw>& draws) {
   const DrawList& before = draws_[c];
+  if (before.empty()) {  // a new consumption, or one cut off every grant: nothing to compare
+    for (const Draw& draw : draws) {
+      noteDrawn(draw.grant);
+      drawn_[draw.grant] += draw.amount;
+      insertDrawer(draw.grant, c);
+    }
+    drawCount_ += draws.size();
+    draws_[c].assign(draws);
+    return;
+  }
   const auto holds = [](const auto& list, uint32_t g) {
     for (size_t i = 0; i < list.size(); ++i) {
       if (list[i].grant == g) return true;
@@ -500,7 +504,12 @@ void IncrementalEngine::insertDrawer(uint32_t g, uint32_t c) {
   // A grant is drawn by several consumptions as a rule: room for four at the first skips
   // the reallocations to two and four (the smallest heap block holds four anyway).
   if (drawers.capacity() == 0) drawers.reserve(kFirstDrawers);
-  drawers.insert(placeOf(drawers, c), c);
+  // A consumption at the head is the latest drawer: append without a search.
+  if (drawers.empty() || before(drawers.back(), c)) {
+    drawers.push_back(c);
+  } else {
+    drawers.insert(placeOf(drawers, c), c);
+  }
 }
 
 void IncrementalEngine::advanceHead(int64_t timestamp) {
