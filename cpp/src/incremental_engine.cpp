@@ -55,6 +55,7 @@ uint32_t IncrementalEngine::pushConsumption(int64_t amount, int64_t timestamp) {
 void IncrementalEngine::popConsumption() {
   amount_.pop_back();
   timestamp_.pop_back();
+  draws_.back().release(&drawPool_);
   draws_.pop_back();
   touchSlot_.pop_back();
 }
@@ -284,7 +285,7 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
         noteDrawn(g);
         drawn_[g] -= amount;
         excess -= amount;
-        if (draws_[victim].cut(g, amount)) {
+        if (draws_[victim].cut(g, amount, &drawPool_)) {
           drawers_[g].pop_back();
           --drawCount_;
         }
@@ -435,7 +436,7 @@ void IncrementalEngine::setDraws(uint32_t c, const std::vector<Draw>& draws) {
       insertDrawer(draw.grant, c);
     }
     drawCount_ += draws.size();
-    draws_[c].assign(draws);
+    draws_[c].assign(draws, &drawPool_);
     return;
   }
   const auto holds = [](const auto& list, uint32_t g) {
@@ -454,7 +455,7 @@ void IncrementalEngine::setDraws(uint32_t c, const std::vector<Draw>& draws) {
   }
   drawCount_ += draws.size();
   drawCount_ -= before.size();
-  draws_[c].assign(draws);
+  draws_[c].assign(draws, &drawPool_);
 }
 
 void IncrementalEngine::beginChange() {

@@ -177,6 +177,7 @@ class IncrementalEngine final : public Engine {
   // Per consumption, by handle (acceptance order).
   std::vector<int64_t> amount_;
   std::vector<int64_t> timestamp_;
+  DrawPool drawPool_;  // the arrays of draws_'s lists of two draws or more
   std::vector<DrawList> draws_;
   std::vector<uint32_t> order_;  // handles in replay order
   size_t drawCount_ = 0;
