@@ -237,7 +237,7 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
   rollbackDraws_.clear();
   queue_.clear();
   beginChange();
-  order_.insert(placeOf(order_, c), c);
+  order_.insert(placeOf(order_.begin(), order_.end(), c), c);
   auto later = [&](uint32_t a, uint32_t b) { return before(b, a); };
   auto touch = [&](uint32_t h) {
     if (touchSlot_[h] != 0) return;
@@ -300,7 +300,7 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
       releaseDraws(it->handle);
       setDraws(it->handle, cut_);
     }
-    order_.erase(placeOf(order_, c));
+    order_.erase(placeOf(order_.begin(), order_.end(), c));
   } else {
     commitChange(c);
     for (const RollbackEntry& entry : rollbackLog_) {
@@ -396,7 +396,7 @@ int64_t IncrementalEngine::availableTo(uint32_t g, uint32_t c, int64_t need) con
   // What g holds before c = its leftover + what later consumptions drew from it. Most
   // grants end with enough left over, and then no draw list is read.
   int64_t available = leftover(g);
-  const std::vector<uint32_t>& drawers = drawers_[g];
+  const DrawerList& drawers = drawers_[g];
   for (auto it = drawers.rbegin(); available < need && it != drawers.rend() && before(c, *it);
        ++it) {
     available += draws_[*it].amountFrom(g);
@@ -482,34 +482,31 @@ void IncrementalEngine::commitChange(uint32_t accepted) {
   }
 }
 
-std::vector<uint32_t>::iterator IncrementalEngine::placeOf(std::vector<uint32_t>& sorted,
-                                                           uint32_t c) const {
+template <typename Iterator>
+Iterator IncrementalEngine::placeOf(Iterator begin, Iterator end, uint32_t c) const {
   // Backdated positions are almost always recent: gallop back from the end to an element
   // not after c, then binary search the short suffix. O(log distance from the end).
+  const auto size = static_cast<size_t>(end - begin);
   size_t bound = 1;
-  while (bound <= sorted.size() && before(c, sorted[sorted.size() - bound])) bound *= 2;
-  const size_t from = bound > sorted.size() ? 0 : sorted.size() - bound;
-  return std::lower_bound(sorted.begin() + static_cast<std::ptrdiff_t>(from), sorted.end(), c,
-                          [&](uint32_t a, uint32_t b) { return before(a, b); });
+  while (bound <= size && before(c, *(end - static_cast<std::ptrdiff_t>(bound)))) bound *= 2;
+  const Iterator from = bound > size ? begin : end - static_cast<std::ptrdiff_t>(bound);
+  return std::lower_bound(from, end, c, [&](uint32_t a, uint32_t b) { return before(a, b); });
 }
 
 void IncrementalEngine::eraseDrawer(uint32_t g, uint32_t c) {
-  std::vector<uint32_t>& drawers = drawers_[g];
-  const auto it = placeOf(drawers, c);
-  assert(it != drawers.end() && *it == c);
-  drawers.erase(it);
+  DrawerList& drawers = drawers_[g];
+  uint32_t* const at = placeOf(drawers.begin(), drawers.end(), c);
+  assert(at != drawers.end() && *at == c);
+  drawers.erase(at);
 }
 
 void IncrementalEngine::insertDrawer(uint32_t g, uint32_t c) {
-  std::vector<uint32_t>& drawers = drawers_[g];
-  // A grant is drawn by several consumptions as a rule: room for four at the first skips
-  // the reallocations to two and four (the smallest heap block holds four anyway).
-  if (drawers.capacity() == 0) drawers.reserve(kFirstDrawers);
+  DrawerList& drawers = drawers_[g];
   // A consumption at the head is the latest drawer: append without a search.
   if (drawers.empty() || before(drawers.back(), c)) {
-    drawers.push_back(c);
+    drawers.insert(drawers.end(), c, &drawerPool_);
   } else {
-    drawers.insert(placeOf(drawers, c), c);
+    drawers.insert(placeOf(drawers.begin(), drawers.end(), c), c, &drawerPool_);
   }
 }
 
@@ -552,7 +549,7 @@ void IncrementalEngine::drawsOn(uint32_t grant, std::vector<GrantDraw>* out) con
 int64_t IncrementalEngine::drawnThrough(uint32_t grant, int64_t timestamp) const {
   // drawers_ is in replay order: take back the draws later than `timestamp`.
   int64_t drawn = drawn_[grant];
-  const std::vector<uint32_t>& drawers = drawers_[grant];
+  const DrawerList& drawers = drawers_[grant];
   for (auto it = drawers.rbegin(); it != drawers.rend() && timestamp_[*it] > timestamp; ++it) {
     drawn -= draws_[*it].amountFrom(grant);
   }
@@ -578,10 +575,9 @@ size_t IncrementalEngine::reserveBytes(size_t count) const {
 size_t IncrementalEngine::bytes() const {
   // O(1): counted draws stand in for the per-grant drawer lists and spilled draw lists.
   return amount_.capacity() * 8 + timestamp_.capacity() * 8 + draws_.capacity() * sizeof(DrawList) +
-         order_.capacity() * 4 + drawn_.capacity() * 8 +
-         drawers_.capacity() * sizeof(std::vector<uint32_t>) + live_flag_.capacity() +
-         changeMark_.capacity() * 4 + touchSlot_.capacity() * 4 + balances_.bytes() +
-         byEnd_.size() * 40 + byEndAt_.capacity() * sizeof(byEndAt_[0]) +
+         order_.capacity() * 4 + drawn_.capacity() * 8 + drawers_.capacity() * sizeof(DrawerList) +
+         live_flag_.capacity() + changeMark_.capacity() * 4 + touchSlot_.capacity() * 4 +
+         balances_.bytes() + byEnd_.size() * 40 + byEndAt_.capacity() * sizeof(byEndAt_[0]) +
          (live_.size() + notStarted_.size()) * 4 +
          drawCount_ * (2 * sizeof(uint32_t) + sizeof(Draw)) +
          (headroomIndex_ ? headroomIndex_->bytes() : 0);

@@ -23,6 +23,7 @@
 
 #include "balance_tree.h"
 #include "draw_list.h"
+#include "drawer_list.h"
 #include "engine.h"
 #include "headroom.h"
 
@@ -163,9 +164,9 @@ class IncrementalEngine final : public Engine {
   void beginChange();
   void noteDrawn(uint32_t g);
   void commitChange(uint32_t accepted);
-  // Where consumption c is, or belongs, in a vector of handles sorted in replay order.
-  std::vector<uint32_t>::iterator placeOf(std::vector<uint32_t>& sorted, uint32_t c) const;
-  static constexpr size_t kFirstDrawers = 4;
+  // Where consumption c is, or belongs, in a range of handles sorted in replay order.
+  template <typename Iterator>
+  Iterator placeOf(Iterator begin, Iterator end, uint32_t c) const;
   void eraseDrawer(uint32_t g, uint32_t c);
   void insertDrawer(uint32_t g, uint32_t c);
   void advanceHead(int64_t timestamp);
@@ -183,10 +184,11 @@ class IncrementalEngine final : public Engine {
   size_t drawCount_ = 0;
   // Per grant, by index.
   std::vector<int64_t> drawn_;
-  std::vector<std::vector<uint32_t>> drawers_;  // consumptions drawing on it, in replay order
-  std::vector<uint8_t> live_flag_;              // in live_ (or notStarted_)
-  std::vector<uint32_t> changeMark_;            // == changeEpoch_: noted in changed_
-  std::set<uint32_t, DrawOrder> byEnd_;         // all grants in draw order
+  DrawerPool drawerPool_;                // the arrays of drawers_'s lists
+  std::vector<DrawerList> drawers_;      // consumptions drawing on it, in replay order
+  std::vector<uint8_t> live_flag_;       // in live_ (or notStarted_)
+  std::vector<uint32_t> changeMark_;     // == changeEpoch_: noted in changed_
+  std::set<uint32_t, DrawOrder> byEnd_;  // all grants in draw order
   // Each grant's place in byEnd_ (a set's iterators stay valid): a re-draw starts there.
   std::vector<std::set<uint32_t, DrawOrder>::const_iterator> byEndAt_;
   // Grants valid at the head time with credit left (lazily cleaned), and those not yet started.
