@@ -404,7 +404,7 @@ int64_t IncrementalEngine::availableTo(uint32_t g, uint32_t c, int64_t need) con
   return std::max<int64_t>(0, std::min(available, need));
 }
 
-bool IncrementalEngine::drawGreedy(uint32_t c, std::set<uint32_t, DrawOrder>::const_iterator first,
+bool IncrementalEngine::drawGreedy(uint32_t c, ByEnd::const_iterator first,
                                    std::vector<Draw>* out) const {
   out->clear();
   int64_t need = amount_[c];
