@@ -1,17 +1,68 @@
 // A consumption's draws in draw order. Most consumptions draw from one grant, so one draw
-// is stored inline and only longer lists allocate, exactly as long as they are. 16 bytes:
-// this array is a large share of the engine's memory.
+// is stored inline and only longer lists take an array, exactly as long as they are, from
+// a DrawPool. 16 bytes: this array is a large share of the engine's memory.
 #ifndef GPU_CREDIT_LEDGER_DRAW_LIST_H_
 #define GPU_CREDIT_LEDGER_DRAW_LIST_H_
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine.h"
 
 namespace gcl {
 
+// Storage for the draw lists that spill (two draws or more). A re-draw often turns a
+// two-draw list into one draw and back within one call; with new[] and delete[] each turn
+// cost an allocation and a free. Here arrays of up to kMaxPooled draws are carved from
+// blocks that never move, and a freed array goes on a free list for its length and is
+// reused as is; longer ones, which are rare, use new[]. Blocks are freed with the pool.
+class DrawPool {
+ public:
+  static constexpr size_t kMaxPooled = 8;
+
+  Draw* allocate(size_t length) {
+    if (length > kMaxPooled) return new Draw[length];
+    std::vector<Draw*>& free = free_[length];
+    if (!free.empty()) {
+      Draw* const array = free.back();
+      free.pop_back();
+      return array;
+    }
+    if (blocks_.empty() || used_ + length > kBlockDraws) {
+      blocks_.push_back(std::make_unique<Draw[]>(kBlockDraws));
+      used_ = 0;
+    }
+    Draw* const array = blocks_.back().get() + used_;
+    used_ += length;
+    return array;
+  }
+  void release(Draw* array, size_t length) {
+    if (length > kMaxPooled) {
+      delete[] array;
+    } else {
+      free_[length].push_back(array);
+    }
+  }
+  // The blocks and the free lists (long arrays are counted by their lists).
+  size_t bytes() const {
+    size_t total =
+        blocks_.capacity() * sizeof(blocks_[0]) + blocks_.size() * kBlockDraws * sizeof(Draw);
+    for (const std::vector<Draw*>& free : free_) total += free.capacity() * sizeof(Draw*);
+    return total;
+  }
+
+ private:
+  static constexpr size_t kBlockDraws = 256;  // 4 kB
+  std::vector<std::unique_ptr<Draw[]>> blocks_;
+  size_t used_ = 0;  // draws handed out of the last block
+  std::vector<Draw*> free_[kMaxPooled + 1];
+};
+
+// The lists' arrays belong to a DrawPool that each call that changes a list is given; the
+// pool outlives the lists and frees their arrays with it, so a list left holding an array
+// when it is destroyed only gives back a long one.
 class DrawList {
  public:
   DrawList() = default;
@@ -19,40 +70,61 @@ class DrawList {
       : grant_(other.grant_), count_(other.count_), amount_(other.amount_) {
     other.grant_ = kNone;
   }
-  DrawList& operator=(DrawList&& other) noexcept {
-    if (this != &other) {
-      release();
-      grant_ = other.grant_;
-      count_ = other.count_;
-      amount_ = other.amount_;
-      other.grant_ = kNone;
-    }
-    return *this;
-  }
+  DrawList& operator=(DrawList&&) = delete;
   DrawList(const DrawList&) = delete;
   DrawList& operator=(const DrawList&) = delete;
-  ~DrawList() { release(); }
+  ~DrawList() {
+    if (grant_ == kSpilled && count_ > DrawPool::kMaxPooled) delete[] more_;
+  }
 
   size_t size() const { return grant_ == kSpilled ? count_ : (grant_ == kNone ? 0 : 1); }
   bool empty() const { return grant_ == kNone; }
   Draw operator[](size_t i) const { return grant_ == kSpilled ? more_[i] : Draw{grant_, amount_}; }
   Draw back() const { return (*this)[size() - 1]; }
 
-  void assign(const std::vector<Draw>& draws) {
+  void assign(const std::vector<Draw>& draws, DrawPool* pool) {
     if (draws.size() > 1 && grant_ == kSpilled && draws.size() == count_) {
       std::copy(draws.begin(), draws.end(), more_);  // a re-draw often keeps the length
       return;
     }
-    release();
+    release(pool);
     if (draws.size() > 1) {
       grant_ = kSpilled;
       count_ = static_cast<uint32_t>(draws.size());
-      more_ = new Draw[draws.size()];
+      more_ = pool->allocate(draws.size());
       std::copy(draws.begin(), draws.end(), more_);
     } else if (draws.size() == 1) {
       grant_ = draws[0].grant;
       amount_ = draws[0].amount;
     }
+  }
+  // Takes `amount` off the draw from grant g (which must be there with at least that
+  // much), in place; true when that draw is gone. A re-draw cuts the latest drawers of an
+  // overdrawn grant this way, one draw at a time, without copying the list out and back.
+  bool cut(uint32_t g, int64_t amount, DrawPool* pool) {
+    if (grant_ != kSpilled) {
+      amount_ -= amount;
+      if (amount_ != 0) return false;
+      grant_ = kNone;
+      return true;
+    }
+    Draw* const lost =
+        std::find_if(more_, more_ + count_, [g](const Draw& d) { return d.grant == g; });
+    lost->amount -= amount;
+    if (lost->amount != 0) return false;
+    if (count_ == 2) {
+      const Draw kept = more_[lost == more_ ? 1 : 0];
+      pool->release(more_, 2);
+      grant_ = kept.grant;
+      amount_ = kept.amount;
+      return true;
+    }
+    Draw* const shorter = pool->allocate(count_ - 1);  // a list is exactly as long as it is
+    std::copy(lost + 1, more_ + count_, std::copy(more_, lost, shorter));
+    pool->release(more_, count_);
+    more_ = shorter;
+    --count_;
+    return true;
   }
   void copyTo(std::vector<Draw>* out) const {
     out->clear();
@@ -65,23 +137,22 @@ class DrawList {
     }
     return 0;
   }
-  size_t heapBytes() const { return grant_ == kSpilled ? count_ * sizeof(Draw) : 0; }
+  // Gives its array back to the pool: the list is then empty.
+  void release(DrawPool* pool) {
+    if (grant_ == kSpilled) pool->release(more_, count_);
+    grant_ = kNone;
+  }
 
  private:
   // Grant indexes stay far below these (Ledger::kMaxEvents).
   static constexpr uint32_t kNone = UINT32_MAX;
   static constexpr uint32_t kSpilled = UINT32_MAX - 1;
 
-  void release() {
-    if (grant_ == kSpilled) delete[] more_;
-    grant_ = kNone;
-  }
-
   uint32_t grant_ = kNone;  // the one draw's grant, kNone, or kSpilled
   uint32_t count_ = 0;      // kSpilled: the list's length (this word is padding otherwise)
   union {
     int64_t amount_ = 0;  // the one draw's amount
-    Draw* more_;          // kSpilled: the whole list, owned, exactly count_ long
+    Draw* more_;          // kSpilled: the whole list, from the pool, exactly count_ long
   };
 };
 

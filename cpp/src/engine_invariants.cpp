@@ -127,7 +127,7 @@ std::string IncrementalEngine::checkInvariants() const {
     if (drawn_[k] != drawn[k])
       return "grant " + id + " drawn total " + std::to_string(drawn_[k]) + ", recounted " +
              std::to_string(drawn[k]);
-    if (drawers_[k] != drawers[k])
+    if (!drawers_[k].equals(drawers[k]))
       return "grant " + id + "'s drawer list is not its drawers in replay order";
     // Every grant valid at the head with credit left can be drawn by the next in-order call.
     if (grants_.validAt(k, headTime_) && leftover(k) > 0 && !live_flag_[k]) {

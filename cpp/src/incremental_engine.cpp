@@ -55,6 +55,7 @@ uint32_t IncrementalEngine::pushConsumption(int64_t amount, int64_t timestamp) {
 void IncrementalEngine::popConsumption() {
   amount_.pop_back();
   timestamp_.pop_back();
+  draws_.back().release(&drawPool_);
   draws_.pop_back();
   touchSlot_.pop_back();
 }
@@ -236,7 +237,7 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
   rollbackDraws_.clear();
   queue_.clear();
   beginChange();
-  order_.insert(placeOf(order_, c), c);
+  order_.insert(placeOf(order_.begin(), order_.end(), c), c);
   auto later = [&](uint32_t a, uint32_t b) { return before(b, a); };
   auto touch = [&](uint32_t h) {
     if (touchSlot_[h] != 0) return;
@@ -280,20 +281,14 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
         const uint32_t victim = drawers_[g].back();
         assert(victim != h && before(h, victim));
         touch(victim);
-        draws_[victim].copyTo(&cut_);
-        const auto lost =
-            std::find_if(cut_.begin(), cut_.end(), [&](const Draw& d) { return d.grant == g; });
-        const int64_t amount = std::min(lost->amount, excess);
-        lost->amount -= amount;
+        const int64_t amount = std::min(draws_[victim].amountFrom(g), excess);
         noteDrawn(g);
         drawn_[g] -= amount;
         excess -= amount;
-        if (lost->amount == 0) {
-          cut_.erase(lost);
+        if (draws_[victim].cut(g, amount, &drawPool_)) {
           drawers_[g].pop_back();
           --drawCount_;
         }
-        draws_[victim].assign(cut_);
       }
     }
   }
@@ -305,7 +300,7 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
       releaseDraws(it->handle);
       setDraws(it->handle, cut_);
     }
-    order_.erase(placeOf(order_, c));
+    order_.erase(placeOf(order_.begin(), order_.end(), c));
   } else {
     commitChange(c);
     for (const RollbackEntry& entry : rollbackLog_) {
@@ -401,7 +396,7 @@ int64_t IncrementalEngine::availableTo(uint32_t g, uint32_t c, int64_t need) con
   // What g holds before c = its leftover + what later consumptions drew from it. Most
   // grants end with enough left over, and then no draw list is read.
   int64_t available = leftover(g);
-  const std::vector<uint32_t>& drawers = drawers_[g];
+  const DrawerList& drawers = drawers_[g];
   for (auto it = drawers.rbegin(); available < need && it != drawers.rend() && before(c, *it);
        ++it) {
     available += draws_[*it].amountFrom(g);
@@ -409,7 +404,7 @@ int64_t IncrementalEngine::availableTo(uint32_t g, uint32_t c, int64_t need) con
   return std::max<int64_t>(0, std::min(available, need));
 }
 
-bool IncrementalEngine::drawGreedy(uint32_t c, std::set<uint32_t, DrawOrder>::const_iterator first,
+bool IncrementalEngine::drawGreedy(uint32_t c, ByEnd::const_iterator first,
                                    std::vector<Draw>* out) const {
   out->clear();
   int64_t need = amount_[c];
@@ -434,6 +429,16 @@ void IncrementalEngine::releaseDraws(uint32_t c) {
 
 void IncrementalEngine::setDraws(uint32_t c, const std::vector<Draw>& draws) {
   const DrawList& before = draws_[c];
+  if (before.empty()) {  // a new consumption, or one cut off every grant: nothing to compare
+    for (const Draw& draw : draws) {
+      noteDrawn(draw.grant);
+      drawn_[draw.grant] += draw.amount;
+      insertDrawer(draw.grant, c);
+    }
+    drawCount_ += draws.size();
+    draws_[c].assign(draws, &drawPool_);
+    return;
+  }
   const auto holds = [](const auto& list, uint32_t g) {
     for (size_t i = 0; i < list.size(); ++i) {
       if (list[i].grant == g) return true;
@@ -450,7 +455,7 @@ void IncrementalEngine::setDraws(uint32_t c, const std::vector<Draw>& draws) {
   }
   drawCount_ += draws.size();
   drawCount_ -= before.size();
-  draws_[c].assign(draws);
+  draws_[c].assign(draws, &drawPool_);
 }
 
 void IncrementalEngine::beginChange() {
@@ -477,30 +482,32 @@ void IncrementalEngine::commitChange(uint32_t accepted) {
   }
 }
 
-std::vector<uint32_t>::iterator IncrementalEngine::placeOf(std::vector<uint32_t>& sorted,
-                                                           uint32_t c) const {
+template <typename Iterator>
+Iterator IncrementalEngine::placeOf(Iterator begin, Iterator end, uint32_t c) const {
   // Backdated positions are almost always recent: gallop back from the end to an element
   // not after c, then binary search the short suffix. O(log distance from the end).
+  const auto size = static_cast<size_t>(end - begin);
   size_t bound = 1;
-  while (bound <= sorted.size() && before(c, sorted[sorted.size() - bound])) bound *= 2;
-  const size_t from = bound > sorted.size() ? 0 : sorted.size() - bound;
-  return std::lower_bound(sorted.begin() + static_cast<std::ptrdiff_t>(from), sorted.end(), c,
-                          [&](uint32_t a, uint32_t b) { return before(a, b); });
+  while (bound <= size && before(c, *(end - static_cast<std::ptrdiff_t>(bound)))) bound *= 2;
+  const Iterator from = bound > size ? begin : end - static_cast<std::ptrdiff_t>(bound);
+  return std::lower_bound(from, end, c, [&](uint32_t a, uint32_t b) { return before(a, b); });
 }
 
 void IncrementalEngine::eraseDrawer(uint32_t g, uint32_t c) {
-  std::vector<uint32_t>& drawers = drawers_[g];
-  const auto it = placeOf(drawers, c);
-  assert(it != drawers.end() && *it == c);
-  drawers.erase(it);
+  DrawerList& drawers = drawers_[g];
+  uint32_t* const at = placeOf(drawers.begin(), drawers.end(), c);
+  assert(at != drawers.end() && *at == c);
+  drawers.erase(at);
 }
 
 void IncrementalEngine::insertDrawer(uint32_t g, uint32_t c) {
-  std::vector<uint32_t>& drawers = drawers_[g];
-  // A grant is drawn by several consumptions as a rule: room for four at the first skips
-  // the reallocations to two and four (the smallest heap block holds four anyway).
-  if (drawers.capacity() == 0) drawers.reserve(kFirstDrawers);
-  drawers.insert(placeOf(drawers, c), c);
+  DrawerList& drawers = drawers_[g];
+  // A consumption at the head is the latest drawer: append without a search.
+  if (drawers.empty() || before(drawers.back(), c)) {
+    drawers.insert(drawers.end(), c, &drawerPool_);
+  } else {
+    drawers.insert(placeOf(drawers.begin(), drawers.end(), c), c, &drawerPool_);
+  }
 }
 
 void IncrementalEngine::advanceHead(int64_t timestamp) {
@@ -542,7 +549,7 @@ void IncrementalEngine::drawsOn(uint32_t grant, std::vector<GrantDraw>* out) con
 int64_t IncrementalEngine::drawnThrough(uint32_t grant, int64_t timestamp) const {
   // drawers_ is in replay order: take back the draws later than `timestamp`.
   int64_t drawn = drawn_[grant];
-  const std::vector<uint32_t>& drawers = drawers_[grant];
+  const DrawerList& drawers = drawers_[grant];
   for (auto it = drawers.rbegin(); it != drawers.rend() && timestamp_[*it] > timestamp; ++it) {
     drawn -= draws_[*it].amountFrom(grant);
   }
@@ -568,10 +575,9 @@ size_t IncrementalEngine::reserveBytes(size_t count) const {
 size_t IncrementalEngine::bytes() const {
   // O(1): counted draws stand in for the per-grant drawer lists and spilled draw lists.
   return amount_.capacity() * 8 + timestamp_.capacity() * 8 + draws_.capacity() * sizeof(DrawList) +
-         order_.capacity() * 4 + drawn_.capacity() * 8 +
-         drawers_.capacity() * sizeof(std::vector<uint32_t>) + live_flag_.capacity() +
-         changeMark_.capacity() * 4 + touchSlot_.capacity() * 4 + balances_.bytes() +
-         byEnd_.size() * 40 + byEndAt_.capacity() * sizeof(byEndAt_[0]) +
+         order_.capacity() * 4 + drawn_.capacity() * 8 + drawers_.capacity() * sizeof(DrawerList) +
+         live_flag_.capacity() + changeMark_.capacity() * 4 + touchSlot_.capacity() * 4 +
+         balances_.bytes() + byEnd_.size() * 40 + byEndAt_.capacity() * sizeof(byEndAt_[0]) +
          (live_.size() + notStarted_.size()) * 4 +
          drawCount_ * (2 * sizeof(uint32_t) + sizeof(Draw)) +
          (headroomIndex_ ? headroomIndex_->bytes() : 0);

@@ -23,15 +23,19 @@
 
 #include "balance_tree.h"
 #include "draw_list.h"
+#include "drawer_list.h"
 #include "engine.h"
 #include "headroom.h"
+#include "node_arena.h"
 
 namespace gcl {
 
 class IncrementalEngine final : public Engine {
  public:
   explicit IncrementalEngine(const GrantTable& grants)
-      : grants_(grants), byEnd_(DrawOrder{&grants}), live_(LiveOrder{&grants}) {}
+      : grants_(grants),
+        byEnd_(DrawOrder{&grants}, ArenaAllocator<uint32_t>(&byEndNodes_)),
+        live_(LiveOrder{&grants}) {}
 
   void addGrant(uint32_t grant) override;
   bool consume(int64_t amount, int64_t timestamp) override;
@@ -91,6 +95,7 @@ class IncrementalEngine final : public Engine {
     bool operator()(uint32_t a, int64_t end) const { return grants->endTime[a] < end; }
     bool operator()(int64_t end, uint32_t b) const { return end < grants->endTime[b]; }
   };
+  using ByEnd = std::set<uint32_t, DrawOrder, ArenaAllocator<uint32_t>>;
   // std::priority_queue puts the largest first; this makes it the earliest-drawn grant.
   struct LiveOrder {
     const GrantTable* grants;
@@ -146,8 +151,7 @@ class IncrementalEngine final : public Engine {
   // (c's own draws must already be removed).
   int64_t availableTo(uint32_t g, uint32_t c, int64_t need) const;
   // Greedy earliest-expiry draw for c, scanning grants from `first` in draw order.
-  bool drawGreedy(uint32_t c, std::set<uint32_t, DrawOrder>::const_iterator first,
-                  std::vector<Draw>* out) const;
+  bool drawGreedy(uint32_t c, ByEnd::const_iterator first, std::vector<Draw>* out) const;
   // A (re-)draw in two steps that keeps c's place in the draw lists of the grants it draws
   // before and after (a re-drawn consumption keeps its grants as a rule, and adds later
   // ones): releaseDraws returns c's credit to its grants, leaving its draws listed (c is
@@ -163,9 +167,9 @@ class IncrementalEngine final : public Engine {
   void beginChange();
   void noteDrawn(uint32_t g);
   void commitChange(uint32_t accepted);
-  // Where consumption c is, or belongs, in a vector of handles sorted in replay order.
-  std::vector<uint32_t>::iterator placeOf(std::vector<uint32_t>& sorted, uint32_t c) const;
-  static constexpr size_t kFirstDrawers = 4;
+  // Where consumption c is, or belongs, in a range of handles sorted in replay order.
+  template <typename Iterator>
+  Iterator placeOf(Iterator begin, Iterator end, uint32_t c) const;
   void eraseDrawer(uint32_t g, uint32_t c);
   void insertDrawer(uint32_t g, uint32_t c);
   void advanceHead(int64_t timestamp);
@@ -177,17 +181,20 @@ class IncrementalEngine final : public Engine {
   // Per consumption, by handle (acceptance order).
   std::vector<int64_t> amount_;
   std::vector<int64_t> timestamp_;
+  DrawPool drawPool_;  // the arrays of draws_'s lists of two draws or more
   std::vector<DrawList> draws_;
   std::vector<uint32_t> order_;  // handles in replay order
   size_t drawCount_ = 0;
   // Per grant, by index.
   std::vector<int64_t> drawn_;
-  std::vector<std::vector<uint32_t>> drawers_;  // consumptions drawing on it, in replay order
-  std::vector<uint8_t> live_flag_;              // in live_ (or notStarted_)
-  std::vector<uint32_t> changeMark_;            // == changeEpoch_: noted in changed_
-  std::set<uint32_t, DrawOrder> byEnd_;         // all grants in draw order
+  DrawerPool drawerPool_;             // the arrays of drawers_'s lists
+  std::vector<DrawerList> drawers_;   // consumptions drawing on it, in replay order
+  std::vector<uint8_t> live_flag_;    // in live_ (or notStarted_)
+  std::vector<uint32_t> changeMark_;  // == changeEpoch_: noted in changed_
+  NodeArena byEndNodes_;              // byEnd_'s nodes
+  ByEnd byEnd_;                       // all grants in draw order
   // Each grant's place in byEnd_ (a set's iterators stay valid): a re-draw starts there.
-  std::vector<std::set<uint32_t, DrawOrder>::const_iterator> byEndAt_;
+  std::vector<ByEnd::const_iterator> byEndAt_;
   // Grants valid at the head time with credit left (lazily cleaned), and those not yet started.
   std::priority_queue<uint32_t, std::vector<uint32_t>, LiveOrder> live_;
   std::priority_queue<uint32_t, std::vector<uint32_t>, StartOrder> notStarted_{
