@@ -9,55 +9,29 @@
 #include <memory>
 #include <vector>
 
+#include "array_pool.h"
 #include "engine.h"
 
 namespace gcl {
 
 // Storage for the draw lists that spill (two draws or more). A re-draw often turns a
 // two-draw list into one draw and back within one call; with new[] and delete[] each turn
-// cost an allocation and a free. Here arrays of up to kMaxPooled draws are carved from
-// blocks that never move, and a freed array goes on a free list for its length and is
-// reused as is; longer ones, which are rare, use new[]. Blocks are freed with the pool.
+// cost an allocation and a free. Here an array of up to kMaxPooled draws comes from an
+// ArrayPool (a class per length) and goes back to its free list; longer ones, which are
+// rare, use new[].
 class DrawPool {
  public:
   static constexpr size_t kMaxPooled = 8;
 
-  Draw* allocate(size_t length) {
-    if (length > kMaxPooled) return new Draw[length];
-    std::vector<Draw*>& free = free_[length];
-    if (!free.empty()) {
-      Draw* const array = free.back();
-      free.pop_back();
-      return array;
-    }
-    if (blocks_.empty() || used_ + length > kBlockDraws) {
-      blocks_.push_back(std::make_unique<Draw[]>(kBlockDraws));
-      used_ = 0;
-    }
-    Draw* const array = blocks_.back().get() + used_;
-    used_ += length;
-    return array;
-  }
-  void release(Draw* array, size_t length) {
-    if (length > kMaxPooled) {
-      delete[] array;
-    } else {
-      free_[length].push_back(array);
-    }
-  }
+  Draw* allocate(size_t length) { return pool_.allocate(length, classOf(length)); }
+  void release(Draw* array, size_t length) { pool_.release(array, classOf(length)); }
   // The blocks and the free lists (long arrays are counted by their lists).
-  size_t bytes() const {
-    size_t total =
-        blocks_.capacity() * sizeof(blocks_[0]) + blocks_.size() * kBlockDraws * sizeof(Draw);
-    for (const std::vector<Draw*>& free : free_) total += free.capacity() * sizeof(Draw*);
-    return total;
-  }
+  size_t bytes() const { return pool_.bytes(); }
 
  private:
-  static constexpr size_t kBlockDraws = 256;  // 4 kB
-  std::vector<std::unique_ptr<Draw[]>> blocks_;
-  size_t used_ = 0;  // draws handed out of the last block
-  std::vector<Draw*> free_[kMaxPooled + 1];
+  using Pool = ArrayPool<Draw, 256, kMaxPooled + 1>;  // blocks of 4 kB; a class per length
+  static size_t classOf(size_t length) { return length > kMaxPooled ? Pool::kUnpooled : length; }
+  Pool pool_;
 };
 
 // The lists' arrays belong to a DrawPool that each call that changes a list is given; the

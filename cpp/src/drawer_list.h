@@ -12,6 +12,8 @@
 #include <memory>
 #include <vector>
 
+#include "array_pool.h"
+
 namespace gcl {
 
 class DrawerPool {
@@ -21,44 +23,19 @@ class DrawerPool {
   // thousand consumptions) use new[].
   static constexpr uint32_t kMaxPooled = 1024;
 
-  uint32_t* allocate(uint32_t capacity) {
-    if (capacity > kMaxPooled) return new uint32_t[capacity];
-    std::vector<uint32_t*>& free = free_[classOf(capacity)];
-    if (!free.empty()) {
-      uint32_t* const array = free.back();
-      free.pop_back();
-      return array;
-    }
-    if (blocks_.empty() || used_ + capacity > kBlockHandles) {
-      blocks_.push_back(std::make_unique<uint32_t[]>(kBlockHandles));
-      used_ = 0;
-    }
-    uint32_t* const array = blocks_.back().get() + used_;
-    used_ += capacity;
-    return array;
-  }
-  void release(uint32_t* array, uint32_t capacity) {
-    if (capacity > kMaxPooled) {
-      delete[] array;
-    } else {
-      free_[classOf(capacity)].push_back(array);
-    }
-  }
+  uint32_t* allocate(uint32_t capacity) { return pool_.allocate(capacity, classOf(capacity)); }
+  void release(uint32_t* array, uint32_t capacity) { pool_.release(array, classOf(capacity)); }
   // The blocks and the free lists (long arrays are counted by their lists).
-  size_t bytes() const {
-    size_t total =
-        blocks_.capacity() * sizeof(blocks_[0]) + blocks_.size() * kBlockHandles * sizeof(uint32_t);
-    for (const std::vector<uint32_t*>& free : free_) total += free.capacity() * sizeof(uint32_t*);
-    return total;
-  }
+  size_t bytes() const { return pool_.bytes(); }
 
  private:
-  static constexpr uint32_t kBlockHandles = 4096;  // 16 kB
-  static constexpr int kClasses = 9;               // capacities 4 .. 1024
-  static int classOf(uint32_t capacity) { return __builtin_ctz(capacity) - 2; }
-  std::vector<std::unique_ptr<uint32_t[]>> blocks_;
-  uint32_t used_ = 0;  // handles handed out of the last block
-  std::vector<uint32_t*> free_[kClasses];
+  // Blocks of 16 kB; capacities 4, 8, ..., 1024, a class each.
+  using Pool = ArrayPool<uint32_t, 4096, 9>;
+  static size_t classOf(uint32_t capacity) {
+    return capacity > kMaxPooled ? Pool::kUnpooled
+                                 : static_cast<size_t>(__builtin_ctz(capacity) - 2);
+  }
+  Pool pool_;
 };
 
 // A sorted array of handles over a DrawerPool, which each call that may grow it is given
