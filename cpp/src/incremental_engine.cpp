@@ -429,16 +429,6 @@ void IncrementalEngine::releaseDraws(uint32_t c) {
 
 void IncrementalEngine::setDraws(uint32_t c, const std::vector<Draw>& draws) {
   const DrawList& before = draws_[c];
-  if (before.empty()) {  // a new consumption, or one cut off every grant: nothing to compare
-    for (const Draw& draw : draws) {
-      noteDrawn(draw.grant);
-      drawn_[draw.grant] += draw.amount;
-      insertDrawer(draw.grant, c);
-    }
-    drawCount_ += draws.size();
-    draws_[c].assign(draws, &drawPool_);
-    return;
-  }
   const auto holds = [](const auto& list, uint32_t g) {
     for (size_t i = 0; i < list.size(); ++i) {
       if (list[i].grant == g) return true;
