@@ -44,13 +44,6 @@ class ArrayPool {
       free_[sizeClass].push_back(array);
     }
   }
-  // The blocks and the free lists (unpooled arrays are counted by their owners).
-  size_t bytes() const {
-    size_t total =
-        blocks_.capacity() * sizeof(blocks_[0]) + blocks_.size() * kBlockItems * sizeof(T);
-    for (const std::vector<T*>& free : free_) total += free.capacity() * sizeof(T*);
-    return total;
-  }
 
  private:
   std::vector<std::unique_ptr<T[]>> blocks_;

@@ -25,8 +25,6 @@ class DrawPool {
 
   Draw* allocate(size_t length) { return pool_.allocate(length, classOf(length)); }
   void release(Draw* array, size_t length) { pool_.release(array, classOf(length)); }
-  // The blocks and the free lists (long arrays are counted by their lists).
-  size_t bytes() const { return pool_.bytes(); }
 
  private:
   using Pool = ArrayPool<Draw, 256, kMaxPooled + 1>;  // blocks of 4 kB; a class per length

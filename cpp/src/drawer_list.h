@@ -25,8 +25,6 @@ class DrawerPool {
 
   uint32_t* allocate(uint32_t capacity) { return pool_.allocate(capacity, classOf(capacity)); }
   void release(uint32_t* array, uint32_t capacity) { pool_.release(array, classOf(capacity)); }
-  // The blocks and the free lists (long arrays are counted by their lists).
-  size_t bytes() const { return pool_.bytes(); }
 
  private:
   // Blocks of 16 kB; capacities 4, 8, ..., 1024, a class each.
