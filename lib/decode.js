@@ -22,10 +22,7 @@ class Ids {
    * @returns {string | null}
    */
   next(units) {
-    if (units < 0) return null;
-    const id = this.text.slice(this.at, this.at + units);
-    this.at += units;
-    return id;
+    return units < 0 ? null : this.nextId(units);
   }
 
   /**
