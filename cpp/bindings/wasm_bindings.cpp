@@ -20,9 +20,9 @@
 // `self` is the address gcl_create returned, of a ledger the wrapper has not destroyed
 // (lib/ledger.js checks that before every call).
 namespace {
+using gcl_wasm::address;
 using gcl_wasm::WasmLedger;
 WasmLedger* at(uintptr_t self) { return reinterpret_cast<WasmLedger*>(self); }
-double address(const void* p) { return static_cast<double>(reinterpret_cast<uintptr_t>(p)); }
 }  // namespace
 
 extern "C" {

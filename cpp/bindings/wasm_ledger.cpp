@@ -24,9 +24,7 @@ int64_t toInt64(double value) {
 
 WasmLedger::WasmLedger() : idBuffer_(gcl::kMaxIdBytes, '\0') { account(); }
 
-double WasmLedger::idBuffer() {
-  return static_cast<double>(reinterpret_cast<uintptr_t>(idBuffer_.data()));
-}
+double WasmLedger::idBuffer() { return address(idBuffer_.data()); }
 
 int WasmLedger::addGrant(int idLength, double amount, double startTime, double endTime) {
   if (!admit(CallCost::kGrow)) return static_cast<int>(gcl::Status::kOutOfMemory);

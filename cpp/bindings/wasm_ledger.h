@@ -18,6 +18,9 @@
 
 namespace gcl_wasm {
 
+// A pointer into WebAssembly memory as JS receives it: a number (an address below 2^32).
+inline double address(const void* p) { return static_cast<double>(reinterpret_cast<uintptr_t>(p)); }
+
 // Ids travel through a per-ledger buffer in WASM memory that the wrapper writes UTF-8
 // into directly: a string argument converted per call costs a malloc, a copy and a free,
 // which was most of the time of a consume. Every idLength below is the length of the id
@@ -116,13 +119,10 @@ class WasmLedger {
   void releaseResult() { result_.release(); }
 
  private:
-  static double address(const void* p) {
-    return static_cast<double>(reinterpret_cast<uintptr_t>(p));
-  }
-  // Records the ledger's size in the heap budget after a call that may have changed it.
   // Whether a call of this cost fits the heap budget; if so, hands the ledger what is
   // left beyond it for optional indexes.
   bool admit(CallCost cost);
+  // Records the ledger's size in the heap budget after a call that may have changed it.
   void account();
   // One event of applyBatch: its result.
   int32_t applyBatchEvent(uint8_t kind, std::string_view id, const double* numbers);
