@@ -23,6 +23,10 @@ class PrefixAddMax {
     for (size_t i = 0; i <= size; ++i) next_[i] = i;
   }
   int64_t max() const { return top_ == kNone ? kUnset : topValue_; }
+  size_t bytes() const {
+    return (next_.capacity() + previous_.capacity()) * sizeof(size_t) +
+           diff_.capacity() * sizeof(int64_t);
+  }
 
   void append(size_t position, int64_t value) {
     if (top_ != kNone && value <= topValue_) {
@@ -135,10 +139,7 @@ HeadroomIndex::Side::~Side() = default;
 size_t HeadroomIndex::Side::bytes() const {
   size_t bytes =
       (times_.capacity() + demand_.capacity()) * sizeof(int64_t) + steps_.capacity() * sizeof(Step);
-  if (sweep_) {
-    bytes += sweep_->windows.capacity() * sizeof(Window);
-    if (sweep_->started) bytes += times_.size() * (2 * sizeof(size_t) + sizeof(int64_t));
-  }
+  if (sweep_) bytes += sweep_->windows.capacity() * sizeof(Window) + sweep_->chains.bytes();
   return bytes;
 }
 
