@@ -1,4 +1,4 @@
-import { loadLedger } from './load.js';
+import { loadLedger } from '../dist/gpu_credit_ledger_wasm.mjs';
 
 const api = await loadLedger();
 

@@ -1,6 +1,6 @@
 // A small gzip decoder (RFC 1952 around RFC 1951 deflate) for the WebAssembly binary that
-// the main module carries compressed. lib/load.js uses the platform's
-// DecompressionStream where there is one (Node >= 18, current browsers); this is the
+// the main module carries compressed. lib/inline-wasm.js uses Node's zlib or the
+// platform's DecompressionStream (current browsers) where there is one; this is the
 // fallback where there is none. Canonical Huffman codes decoded bit by bit (as zlib's
 // puff does): small rather than fast, and the binary is decoded once per process.
 

@@ -1,16 +1,3 @@
-// The main module: lib/inline-wasm.js and what it imports, bundled (scripts/inline-wasm.mjs).
-import { instantiateInlined } from '../dist/gpu_credit_ledger_wasm.mjs';
-
-let api;
-
-/**
- * Instantiates the WASM module (once) and resolves to the public classes. For bundlers
- * that cannot do top-level await; `import { GPULedger } from 'gpu-credit-ledger'` does
- * this for you.
- */
-export async function loadLedger() {
-  api ??= instantiateInlined();
-  return api;
-}
-
-export { LedgerError } from './errors.js';
+// gpu-credit-ledger/load: the main module's loader, without the main entry's top-level
+// await (lib/inline-wasm.js, bundled into dist/gpu_credit_ledger_wasm.mjs).
+export { loadLedger, LedgerError } from '../dist/gpu_credit_ledger_wasm.mjs';

@@ -14,6 +14,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
+import { sampleHash } from '../lib/sample-hash.js';
 
 const require = createRequire(import.meta.url);
 const dist = new URL('../dist/', import.meta.url);
@@ -33,7 +34,14 @@ async function gzipBest(bytes) {
   return Buffer.from(await zopfli.gzipAsync(bytes, { numiterations: 15 }));
 }
 const payload = (await gzipBest(wasm)).toString('base64');
-writeFileSync(new URL('gpu_credit_ledger_inline.mjs', dist), `export const wasmGzipBase64 = '${payload}';\n`);
+// What tells lib/inline-wasm.js that a .wasm file beside the module is this binary.
+const stride = 32;
+writeFileSync(
+  new URL('gpu_credit_ledger_inline.mjs', dist),
+  `export const wasmGzipBase64 = '${payload}';\n` +
+    `export const wasmSize = ${wasm.length};\n` +
+    `export const wasmSample = { stride: ${stride}, hash: ${sampleHash(wasm, stride)} };\n`,
+);
 
 // Whitespace and syntax minified; identifiers keep their names (GPULedger.name, stacks).
 const esbuild = require('esbuild');

@@ -2,8 +2,10 @@
 // in the main module (dist/gpu_credit_ledger_wasm.mjs, lib/inline-wasm.js bundled by
 // scripts/inline-wasm.mjs). It must decode to exactly the separate .wasm file on every
 // path lib/inline-wasm.js can take (Node's zlib, DecompressionStream, lib/inflate.js),
-// and the module it instantiates must answer like the main entry. lib/inflate.js is held
+// and the module it instantiates must answer like the main entry. In Node the module
+// reads the package's .wasm file instead when it is this build's, and only then. lib/inflate.js is held
 // to zlib on stored, fixed-Huffman and dynamic-Huffman blocks, and refuses corrupt input.
+import * as fs from 'node:fs';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
@@ -119,6 +121,61 @@ describe('the inlined module', () => {
         ...seedResults(SEED_EXAMPLE_1),
         ...SEED_EXAMPLE_1.balances.map(([, balance]) => balance),
       ]);
+    });
+  }
+});
+
+// A Node platform whose node:fs serves `file` (bytes, or an Error to throw) for the .wasm
+// beside the module, and which notes every built-in module asked for.
+function nodePlatform(file) {
+  const asked = [];
+  const fakeFs = {
+    readFileSync(path) {
+      asked.push(`read ${String(path).split('/').at(-1)}`);
+      if (file instanceof Error) throw file;
+      return file;
+    },
+  };
+  const platform = {
+    Buffer: globalThis.Buffer,
+    process: {
+      getBuiltinModule(name) {
+        asked.push(name);
+        return name === 'node:fs' ? fakeFs : globalThis.process.getBuiltinModule(name);
+      },
+    },
+  };
+  return { platform, asked };
+}
+
+describe('the .wasm file beside the main module (Node)', () => {
+  it('is what a Node process instantiates: no gunzip, the same answers', async () => {
+    const { platform, asked } = nodePlatform(Buffer.from(wasmBytes));
+    const { GPULedger } = await instantiateInlined(platform);
+    expect(asked).toEqual(['node:fs', 'read gpu_credit_ledger.wasm']);
+    expect(seedOutcome(GPULedger)).toEqual(seedOutcome(MainLedger));
+  });
+
+  it('the real file system has it, and the main module finds it there', () => {
+    const beside = new URL('../../dist/gpu_credit_ledger.wasm', import.meta.url);
+    expect(Buffer.from(fs.readFileSync(beside)).equals(wasmBytes)).toBe(true);
+  });
+
+  const otherBuilds = {
+    'missing (an application bundle)': Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' }),
+    'of another length': Buffer.concat([wasmBytes, Buffer.of(0)]),
+    'of the same length, one sampled byte different': (() => {
+      const bytes = Buffer.from(wasmBytes);
+      bytes[32 * 100] ^= 0xff;
+      return bytes;
+    })(),
+  };
+  for (const [name, file] of Object.entries(otherBuilds)) {
+    it(`is not used when it is ${name}: the inlined binary is`, async () => {
+      const { platform, asked } = nodePlatform(file);
+      const { GPULedger } = await instantiateInlined(platform);
+      expect(asked).toEqual(['node:fs', 'read gpu_credit_ledger.wasm', 'node:zlib']);
+      expect(seedOutcome(GPULedger)).toEqual(seedOutcome(MainLedger));
     });
   }
 });
