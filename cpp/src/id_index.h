@@ -117,10 +117,12 @@ class IdIndex {
   // The table size that holds `count` ids at most 70% full: the current one if it does,
   // else exactly that many (a reservation: one table of the size it needs, not the next
   // power of two, which can be near twice that; the slots are the largest part of the
-  // index). Growing one id at a time doubles it instead (grow()).
+  // index), but at least twice the current size: a log replayed in runs reserves once per
+  // run, and an exact size each time would rehash the whole table every run (quadratic).
+  // Growing one id at a time doubles it too (grow()).
   size_t slotsFor(size_t count) const {
     if (count * 10 <= slots_.size() * 7) return slots_.size();
-    return std::max(kMinSlots, (count * 10 + 6) / 7);
+    return std::max({kMinSlots, (count * 10 + 6) / 7, 2 * slots_.size()});
   }
   void grow() { rehash(slots_.size() * 2); }
   // Moves every id to a table of `slots` slots, reading the old table in slot order: the

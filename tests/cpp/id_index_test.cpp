@@ -76,5 +76,34 @@ TEST(IdIndex, MatchesAHashMapThroughGrowthAndReservations) {
   }
 }
 
+// A log replayed in runs reserves once per run. Each reservation that outgrows the table
+// must at least double it, or every run would rehash every id (quadratic in the log):
+// 10^5 ids in runs of 512 may change the table's size a few times, not once per run. A
+// first reservation still gets the size it needs, not the next power of two.
+TEST(IdIndex, ReservationsInRunsGrowGeometrically) {
+  gcl::IdIndex index;
+  const size_t kRun = 512;
+  const size_t kRuns = 200;
+  size_t resizes = 0;
+  size_t bytes = index.bytes();
+  for (size_t run = 0; run < kRuns; ++run) {
+    index.reserve(kRun, 0);
+    for (size_t i = 0; i < kRun; ++i) index.add("c" + std::to_string(run * kRun + i));
+    if (index.bytes() != bytes) ++resizes;
+    bytes = index.bytes();
+  }
+  // Doublings of the slots (16 to 10^5 / 0.7), the offsets and the arena: about 40 at
+  // most, against 200 (one per run) for a table that grows to the exact size each time.
+  EXPECT_LE(resizes, 60u) << resizes;
+
+  gcl::IdIndex once;
+  const size_t before = once.bytes();
+  once.reserve(100000, 0);
+  // 100000 / 0.7 slots of 8 bytes and 100000 offsets: well under the 2^18 slots of the
+  // next power of two.
+  EXPECT_LT(once.bytes() - before, (size_t{1} << 18) * 8);
+  for (size_t i = 0; i < kRun * kRuns; ++i) ASSERT_EQ(index.find("c" + std::to_string(i)), i);
+}
+
 }  // namespace
 }  // namespace gcl_test
