@@ -15,6 +15,19 @@ export const BATCH_SKIP = 3;
 // Small enough that the first crossings, which V8 runs as baseline code, are short.
 const CHUNK = 4096;
 
+// The chunk's kinds, before it has a buffer in WASM memory: one array, allocated when
+// the module loads and taken by each run (a run inside a run, from an event's getter,
+// gets one of its own). Not one per call: V8 runs a young-generation collection for each
+// new typed array with storage of its own while a grown WASM memory's new ArrayBuffer is
+// still young (two in a row), and that collection copies whatever the application has
+// just allocated (for fromJSON, often the parsed snapshot: 40 ms for one of 10^5 events).
+let spareKinds = new Uint8Array(CHUNK);
+function takeKinds() {
+  const kinds = spareKinds ?? new Uint8Array(CHUNK);
+  spareKinds = null;
+  return kinds;
+}
+
 /**
  * Runs `count` events through the ledger at address `self` in chunks (`raw`: the module's
  * plain exports, module.exports). `describe(i, slot, first)` writes the event's
@@ -26,6 +39,7 @@ const CHUNK = 4096;
 export function runBatch(module, raw, self, maxIdBytes, count, describe, settle) {
   /** @type {[kind: number, id: string, amount: number, a: number, b: number]} */
   const slot = [BATCH_SKIP, '', 0, 0, 0];
+  const kinds = takeKinds();
   // Room for every event at once (a hint the core declines when the heap budget is
   // short): the core's arrays and the WASM memory then grow once, not step by step, and
   // V8 runs one garbage collection for the memory's growth instead of one per step.
@@ -33,7 +47,6 @@ export function runBatch(module, raw, self, maxIdBytes, count, describe, settle)
   for (let start = 0; start < count; start += CHUNK) {
     const size = Math.min(CHUNK, count - start);
     // First pass: the kinds, and a bound on the id bytes.
-    const kinds = new Uint8Array(size);
     let idBound = 0;
     for (let k = 0; k < size; k++) {
       describe(start + k, slot, true);
@@ -47,7 +60,7 @@ export function runBatch(module, raw, self, maxIdBytes, count, describe, settle)
     const ends = new Uint32Array(heap.buffer, raw.batchIdEnds(self), size);
     const numbers = new Float64Array(heap.buffer, raw.batchNumbers(self), 3 * size);
     const idAddress = raw.batchIds(self);
-    heap.set(kinds, kindAddress);
+    heap.set(size === CHUNK ? kinds : kinds.subarray(0, size), kindAddress);
     let at = 0;
     for (let k = 0; k < size; k++) {
       if (kinds[k] !== BATCH_SKIP) {
@@ -77,4 +90,5 @@ export function runBatch(module, raw, self, maxIdBytes, count, describe, settle)
     }
   }
   raw.reserveBatch(self, 0, 0); // frees the buffers: a ledger keeps no batch memory between calls
+  spareKinds = kinds;
 }
