@@ -14,8 +14,21 @@
 // A reader decodes all ids with one TextDecoder call and slices them by their lengths.
 import { KINDS } from './interface.js';
 
-/** Entries per pack; packs cover seqs k * PACK_ROWS + 1 … (k + 1) * PACK_ROWS. */
-export const PACK_ROWS = 4096;
+/**
+ * Entries per pack; packs cover seqs k * PACK_ROWS + 1 … (k + 1) * PACK_ROWS. 4096, or
+ * LEDGER_PACK_ROWS (the crash test uses small packs, so that the server is killed while
+ * it writes them). Packs of another size are not used (load checks last_seq), and a new
+ * pack replaces one of another size at the same first_seq.
+ */
+export const PACK_ROWS = packRows(process.env.LEDGER_PACK_ROWS);
+
+function packRows(setting) {
+  if (setting === undefined || setting === '') return 4096;
+  const n = Number(setting);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new RangeError(`LEDGER_PACK_ROWS must be a positive integer, got ${JSON.stringify(setting)}`);
+  return n;
+}
 
 const MAGIC = 0x314b504c; // 'LPK1'
 const HEADER = 16;

@@ -42,7 +42,8 @@ const SQL = {
   logAround: `SELECT ${ENTRY} FROM log WHERE customer_id = $1 AND seq > $2 AND (seq < $3 OR seq > $4) ORDER BY seq`,
   // A commit's packs: the rows of the range from before the commit, and the insert.
   packRange: `SELECT ${ENTRY} FROM log WHERE customer_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq`,
-  insertPack: 'INSERT INTO packs (customer_id, first_seq, last_seq, body) VALUES ($1, $2, $3, $4)',
+  insertPack: `INSERT INTO packs (customer_id, first_seq, last_seq, body) VALUES ($1, $2, $3, $4)
+               ON CONFLICT (customer_id, first_seq) DO UPDATE SET last_seq = excluded.last_seq, body = excluded.body`,
   // A pack whose range starts at or before a compaction's seq lost rows to the archive.
   dropPacks: 'DELETE FROM packs WHERE customer_id = $1 AND first_seq <= $2',
   // A tail read also sees rows the cleanup job (maybe on another instance) archived after

@@ -23,7 +23,10 @@ export function makeCommit(db) {
   const range = db
     .prepare('SELECT seq, kind, id, amount, t1, t2 FROM log WHERE customer = ? AND seq BETWEEN ? AND ? ORDER BY seq')
     .raw(true);
-  const insertPack = db.prepare('INSERT INTO packs (customer, first_seq, last_seq, body) VALUES (?, ?, ?, ?)');
+  const insertPack = db.prepare(
+    `INSERT INTO packs (customer, first_seq, last_seq, body) VALUES (?, ?, ?, ?)
+     ON CONFLICT (customer, first_seq) DO UPDATE SET last_seq = excluded.last_seq, body = excluded.body`,
+  );
   // The packs of the ranges this group completes, in its transaction: the range's rows
   // from before the group are read back, the rest are the group's entries (as just
   // inserted). A range whose earlier rows the cleanup job archived gets no pack: load

@@ -78,3 +78,33 @@ test('a pack whose body is not its range is not used: load reads the rows', asyn
     await store.close();
   }
 });
+
+test('a pack of another size (LEDGER_PACK_ROWS changed) at a range start is replaced by the commit that completes the range', async () => {
+  const file = join(dir, 'resized.db');
+  const store = new SqliteStore(file);
+  await store.open();
+  try {
+    const log = makeLog(2 * PACK_ROWS + 5, 7);
+    await commitLog(store, 'r', log.slice(0, PACK_ROWS + 100));
+    const db = new Database(file);
+    db.prepare('INSERT INTO packs (customer, first_seq, last_seq, body) VALUES (?, ?, ?, ?)').run(
+      'r',
+      PACK_ROWS + 1,
+      PACK_ROWS + 64,
+      Buffer.alloc(8),
+    );
+    db.close();
+    assert.equal((await assertPacksRebuildLikeRows(store, 'r')).length, 1, 'the other-sized pack is not used');
+    await commitLog(store, 'r', log.slice(PACK_ROWS + 100), { baseSeq: PACK_ROWS + 100 });
+    const packs = await assertPacksRebuildLikeRows(store, 'r');
+    assert.deepEqual(
+      packs.map((p) => [p.firstSeq, p.lastSeq]),
+      [
+        [1, PACK_ROWS],
+        [PACK_ROWS + 1, 2 * PACK_ROWS],
+      ],
+    );
+  } finally {
+    await store.close();
+  }
+});
