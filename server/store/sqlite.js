@@ -61,7 +61,8 @@ const MIGRATIONS = [
   // Packs (packs.js): the log entries first_seq … last_seq of one customer, one columnar
   // body per full, aligned range of PACK_ROWS seqs, written with the commit that completes
   // the range; a rebuild reads them instead of the rows. Logs written before this
-  // migration have no packs (load reads their rows). A rowid table: bodies are ~130 KB.
+  // migration have no packs (load reads their rows). A rowid table: a body of 4,096
+  // entries is 120 KB plus its ids.
   `
   CREATE TABLE packs (
     customer TEXT NOT NULL,
