@@ -63,7 +63,7 @@ async function measure(name, store) {
   const t0 = performance.now();
   const loaded = await store.load('cust-0');
   let count = 0;
-  for (const _ of loaded.entries) count++;
+  for (const item of loaded.entries) count += Array.isArray(item) ? 1 : item.lastSeq - item.firstSeq + 1; // a tuple or a pack
   const loadMs = performance.now() - t0;
   out.push(
     `| ${name} | load (rebuild read) of ${count.toLocaleString('en')} entries | ${(loadMs * 1000).toFixed(0)} µs | ${((loadMs * 1000) / count).toFixed(2)} µs | |`,

@@ -2,11 +2,22 @@
 // beside it (the seq of the last log entry applied, queued ids, voided grant ids), and
 // the replay that rebuilds it from the store.
 import { GPULedger } from 'gpu-credit-ledger';
+import { KINDS } from '../store/interface.js';
+import { orNull } from '../store/packs.js';
 
 // Entries per applyBatch call of a replay: one batch chunk of the package. Short runs let
 // the store's rows and the results die young (a run of 65,536 kept them alive into V8's
 // old generation: 1.4-1.8 s of garbage collection in a 10^6-entry rebuild).
 const RUN_ENTRIES = 4096;
+
+// applyPack's reused event objects and ids, one per slot of a run: applyBatch reads its
+// events only during the call, and replays run one at a time on this thread.
+const GRANT = KINDS.indexOf('grant');
+const CONSUME = KINDS.indexOf('consume');
+const packEvents = [];
+const packGrants = [];
+const packConsumptions = [];
+const packIds = [];
 
 export class LogDivergedError extends Error {
   constructor(customer, seq, what) {
@@ -69,7 +80,8 @@ export class CustomerLedger {
    * Applies committed log entries in seq order: runs of grants and consumptions go through
    * the package's applyBatch (one crossing into WASM per chunk, each entry exactly as its
    * single call), every other kind through apply(). Throws what the first failing entry
-   * would have thrown.
+   * would have thrown. `entries` may also hold packs (as `load` returns them, see
+   * store/interface.js): each goes through applyPack, in its place.
    */
   applyEntries(entries) {
     // The run's entries, and reused event objects for them: applyBatch reads its events
@@ -95,6 +107,11 @@ export class CustomerLedger {
       run.length = 0;
     };
     for (const entry of entries) {
+      if (!Array.isArray(entry)) {
+        flush();
+        this.applyPack(entry);
+        continue;
+      }
       const kind = entry[1];
       const slot = run.length;
       if (kind === 'grant') {
@@ -119,6 +136,67 @@ export class CustomerLedger {
       if (run.length >= RUN_ENTRIES) flush();
     }
     flush();
+  }
+
+  /**
+   * Applies a pack's entries (store/packs.js) in seq order, as applyEntries applies the
+   * same entries as rows: runs of grants and consumptions are written from the pack's
+   * columns straight into reused event objects for applyBatch (no tuple per entry), every
+   * other kind goes through apply(), in its place.
+   */
+  applyPack(pack) {
+    const { firstSeq, kinds, amounts, t1s, t2s, idLengths, idText } = pack;
+    const n = kinds.length;
+    const events = packEvents;
+    const ids = packIds;
+    let at = 0; // where the next id starts in idText
+    let i = 0;
+    while (i < n) {
+      const code = kinds[i];
+      if (code !== GRANT && code !== CONSUME) {
+        const id = idText.slice(at, (at += idLengths[i]));
+        this.apply([firstSeq + i, KINDS[code], id, orNull(amounts[i]), orNull(t1s[i]), orNull(t2s[i])]);
+        i++;
+        continue;
+      }
+      // A run of grants and consumptions, up to RUN_ENTRIES.
+      const start = i;
+      let slot = 0;
+      for (; i < n && slot < RUN_ENTRIES; i++, slot++) {
+        const kind = kinds[i];
+        if (kind !== GRANT && kind !== CONSUME) break;
+        const id = idText.slice(at, (at += idLengths[i]));
+        ids[slot] = id;
+        if (kind === GRANT) {
+          const event = (packGrants[slot] ??= { kind: 'grant', grantId: '', amount: 0, startTime: 0, endTime: 0 });
+          event.grantId = id;
+          event.amount = orNull(amounts[i]);
+          event.startTime = orNull(t1s[i]);
+          event.endTime = orNull(t2s[i]);
+          events[slot] = event;
+        } else {
+          const event = (packConsumptions[slot] ??= { kind: 'consume', eventId: '', amount: 0, timestamp: 0 });
+          event.eventId = id;
+          event.amount = orNull(amounts[i]);
+          event.timestamp = orNull(t1s[i]);
+          events[slot] = event;
+        }
+      }
+      events.length = slot;
+      const results = this.ledger.applyBatch(events);
+      for (let k = 0; k < slot; k++) {
+        const result = results[k];
+        if (result instanceof Error) throw result;
+        if (kinds[start + k] === CONSUME) {
+          if (!result)
+            throw new LogDivergedError(this.customer, firstSeq + start + k, `consumption ${JSON.stringify(ids[k])} was not accepted`);
+          this.queued.delete(ids[k]);
+        }
+        this.seq = firstSeq + start + k;
+      }
+    }
+    events.length = 0;
+    ids.length = 0;
   }
 
   /** Applies one committed log entry (see store/interface.js for what each kind means). */

@@ -46,15 +46,36 @@
  * consumptions (`pending()` order, re-submitted on load) and `[grantId, amount,
  * startTime, endTime]` of voided grants (their ids stay taken).
  *
+ * ## Packs (derived data, like the snapshots)
+ * Beside the rows, a store keeps a *pack* for every full, aligned range of PACK_ROWS
+ * (4096) seqs of a customer (1…4096, 4097…8192, …): one row `(customer, first_seq,
+ * last_seq, body)` whose body holds exactly those entries in columns (store/packs.js:
+ * kinds as bytes, amount/t1/t2 as float64 with NaN for null, the ids as one UTF-8 string
+ * and their lengths). The rows stay the only truth: a pack is written in the transaction
+ * of the commit that completes its range (so it exists exactly when its rows are
+ * committed); a range whose earlier rows were archived gets none; `compact` deletes the
+ * packs whose range starts at or before its seq. Logs written before the packs existed
+ * have none, and are read as rows.
+ *
+ * `load` returns them in `entries`, in their place: `entries` yields, in seq order,
+ * LogEntry tuples (arrays) and {@link Pack} objects (not arrays), each pack standing for
+ * the entries firstSeq…lastSeq. After the snapshot, load yields the rows up to the next
+ * aligned start, then from each aligned start the range's pack if there is a valid one
+ * (first_seq the one expected, last_seq and body the whole range), else its rows; so a
+ * pack never straddles the snapshot's seq. CustomerLedger.applyEntries takes both (a pack
+ * through applyPack); `readAfter` returns only tuples.
+ *
+ * @typedef {import('./packs.js').Pack} Pack
  * @typedef {[seq: number, kind: 'grant'|'consume'|'submit'|'void'|'end'|'cancel', id: string, amount: number|null, t1: number|null, t2: number|null]} LogEntry
  * @typedef {{ seq: number, horizon: number, document: { ledger: object, pending: Array<{eventId: string, amount: number, timestamp: number}>, voidedGrants: Array<[string, number, number, number]> } }} Snapshot
  * @typedef {{ customer: string, baseSeq: number, entries: Array<[kind: string, id: string, amount: number|null, t1: number|null, t2: number|null]> }} CommitGroup
  *
  * @interface Store
  *   open(): Promise<void>             runs the migrations (idempotent) and readies statements
- *   load(customer): Promise<{ snapshot: Snapshot|null, entries: Iterable<LogEntry>, lastSeq: number }>
+ *   load(customer): Promise<{ snapshot: Snapshot|null, entries: Iterable<LogEntry|Pack>, lastSeq: number }>
  *                                     everything needed to rebuild one customer (an unknown customer: null, empty, 0);
- *                                     `entries` may be a stream: iterate it at once, before the next store call
+ *                                     `entries` may be a stream: iterate it at once, before the next store call;
+ *                                     it holds tuples and packs (see Packs above)
  *   readAfter(customer, seq): Promise<LogEntry[]>
  *                                     the log tail after `seq`, in seq order, in one indexed query (strong reads, conflicts)
  *   commit(groups: CommitGroup[]): Promise<void>
@@ -75,7 +96,8 @@
  *                                     the cleanup job's write, one transaction: append `entries` (the `compact`
  *                                     entry) at baseSeq+1… (StoreConflictError if the head moved), store
  *                                     `document` as the snapshot at the new last seq (dropping older ones), move
- *                                     every log row up to it to the archive; resolves to that seq
+ *                                     every log row up to it to the archive, delete the packs whose range starts at
+ *                                     or before it; resolves to that seq
  *   close(): Promise<void>
  */
 

@@ -40,6 +40,19 @@ export const MIGRATIONS = [
   CREATE UNIQUE INDEX IF NOT EXISTS archive_consume_id ON archive (customer_id, id) WHERE kind = 'consume';
   CREATE INDEX IF NOT EXISTS archive_submit_id ON archive (customer_id, id) WHERE kind = 'submit';
   `,
+  // Packs (packs.js): the log entries first_seq … last_seq of one customer, one columnar
+  // body per full, aligned range of PACK_ROWS seqs, written with the commit that completes
+  // the range; a rebuild reads them instead of the rows. Logs written before this
+  // migration have no packs (load reads their rows).
+  `
+  CREATE TABLE IF NOT EXISTS packs (
+    customer_id TEXT NOT NULL,
+    first_seq BIGINT NOT NULL,
+    last_seq BIGINT NOT NULL,
+    body BYTEA NOT NULL,
+    PRIMARY KEY (customer_id, first_seq)
+  );
+  `,
 ];
 
 /**

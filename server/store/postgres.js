@@ -12,6 +12,7 @@
 import pg from 'pg';
 import { CommitInDoubtError, StoreConflictError } from './interface.js';
 import { migrate } from './postgres-migrations.js';
+import { completedRanges, decodePack, encodePack, PACK_ROWS } from './packs.js';
 
 // BIGINT columns come back as strings by default; every value here is a safe integer.
 const INT8 = 20;
@@ -36,6 +37,15 @@ const SQL = {
     UPDATE heads SET last_seq = $2::bigint + cardinality($3::text[]) WHERE customer_id = $1`,
   snapshot: 'SELECT seq, horizon, document FROM snapshots WHERE customer_id = $1 ORDER BY seq DESC LIMIT 1',
   logAfter: `SELECT ${ENTRY} FROM log WHERE customer_id = $1 AND seq > $2 ORDER BY seq`,
+  // load(): the packs after the snapshot, then the rows before and after the packs it uses.
+  packsAfter: 'SELECT first_seq, last_seq, body FROM packs WHERE customer_id = $1 AND first_seq > $2 ORDER BY first_seq',
+  logAround: `SELECT ${ENTRY} FROM log WHERE customer_id = $1 AND seq > $2 AND (seq < $3 OR seq > $4) ORDER BY seq`,
+  // A commit's packs: the rows of the range from before the commit, and the insert.
+  packRange: `SELECT ${ENTRY} FROM log WHERE customer_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq`,
+  insertPack: `INSERT INTO packs (customer_id, first_seq, last_seq, body) VALUES ($1, $2, $3, $4)
+               ON CONFLICT (customer_id, first_seq) DO UPDATE SET last_seq = excluded.last_seq, body = excluded.body`,
+  // A pack whose range starts at or before a compaction's seq lost rows to the archive.
+  dropPacks: 'DELETE FROM packs WHERE customer_id = $1 AND first_seq <= $2',
   // A tail read also sees rows the cleanup job (maybe on another instance) archived after
   // this instance's seq; one statement is one consistent view, so no row falls between.
   tail: `SELECT ${ENTRY} FROM archive WHERE customer_id = $1 AND seq > $2
@@ -101,6 +111,27 @@ function columns(entries) {
   return cols;
 }
 
+/**
+ * In a commit's transaction, after its entries are appended: the packs of the ranges the
+ * group completes (packs.js). The range's rows from before the group are read back (the
+ * head is locked: they cannot change), the rest are the group's entries. A range whose
+ * earlier rows the cleanup job archived gets no pack: load never uses a pack that
+ * straddles a snapshot. One round trip or two per 4,096 entries of a customer.
+ */
+async function writePacks(client, { customer, baseSeq, entries }) {
+  for (const last of completedRanges(baseSeq, baseSeq + entries.length)) {
+    const first = last - PACK_ROWS + 1;
+    let rows = [];
+    if (first <= baseSeq) {
+      const read = await client.query({ name: 'packRange', text: SQL.packRange, values: [customer, first, baseSeq], rowMode: 'array' });
+      rows = decodeRows(read.rows);
+    }
+    if (rows.length !== Math.max(0, baseSeq - first + 1)) continue;
+    for (let seq = Math.max(first, baseSeq + 1); seq <= last; seq++) rows.push([seq, ...entries[seq - baseSeq - 1]]);
+    await client.query({ name: 'insertPack', text: SQL.insertPack, values: [customer, first, last, encodePack(rows)] });
+  }
+}
+
 export class PostgresStore {
   /** Instances share the database: cached ledgers may lag behind other instances' writes. */
   shared = true;
@@ -161,9 +192,26 @@ export class PostgresStore {
       const { rows } = await client.query(SQL.snapshot, [customer]);
       const snapshot = rows.length === 0 ? null : { seq: rows[0].seq, horizon: rows[0].horizon, document: JSON.parse(rows[0].document) };
       const after = snapshot === null ? 0 : snapshot.seq;
-      const tail = await client.query({ text: SQL.logAfter, values: [customer, after], rowMode: 'array' });
-      const entries = decodeRows(tail.rows);
-      const lastSeq = entries.length > 0 ? entries[entries.length - 1][0] : after;
+      // The packs from the first aligned start after the snapshot, while each is the next
+      // one expected and whole (a pack never straddles the snapshot); rows before and after
+      // them. On a gap or a pack that does not decode, the rows from there on.
+      const stored = await client.query({ text: SQL.packsAfter, values: [customer, after], rowMode: 'array' });
+      const packs = [];
+      let expected = Math.ceil(after / PACK_ROWS) * PACK_ROWS + 1;
+      for (const [first, last, body] of stored.rows) {
+        const pack = first === expected && last === first + PACK_ROWS - 1 ? decodePack(first, last, body) : null;
+        if (pack === null) break;
+        packs.push(pack);
+        expected = last + 1;
+      }
+      const [from, to] = packs.length === 0 ? [Number.MAX_SAFE_INTEGER, 0] : [packs[0].firstSeq, packs[packs.length - 1].lastSeq];
+      const around = await client.query({ text: SQL.logAround, values: [customer, after, from, to], rowMode: 'array' });
+      const logRows = decodeRows(around.rows);
+      let head = 0; // rows before the packs
+      while (head < logRows.length && logRows[head][0] < from) head++;
+      const entries = packs.length === 0 ? logRows : [...logRows.slice(0, head), ...packs, ...logRows.slice(head)];
+      const lastItem = entries[entries.length - 1];
+      const lastSeq = lastItem === undefined ? after : Array.isArray(lastItem) ? lastItem[0] : lastItem.lastSeq;
       return { snapshot, entries, lastSeq };
     });
   }
@@ -183,6 +231,7 @@ export class PostgresStore {
           const { customer, baseSeq, entries } = sorted[0];
           await this.#lockAt(client, customer, baseSeq);
           await client.query({ name: 'append', text: SQL.append, values: [customer, baseSeq, ...columns(entries)] });
+          await writePacks(client, sorted[0]);
         });
         return;
       }
@@ -253,6 +302,7 @@ export class PostgresStore {
         if ((rows.length === 0 ? 0 : rows[0].last_seq) !== baseSeq) conflicts.push(customer);
       });
       if (conflicts.length > 0) throw new StoreConflictError(conflicts);
+      for (const group of sorted) await writePacks(client, group);
       await commitOrDoubt(client);
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
@@ -302,6 +352,7 @@ export class PostgresStore {
       await client.query(SQL.saveSnapshot, [customer, seq, horizon, JSON.stringify(document)]);
       await client.query(SQL.archive, [customer, seq]);
       await client.query(SQL.unlog, [customer, seq]);
+      await client.query(SQL.dropPacks, [customer, seq]);
       await client.query(SQL.dropOldSnapshots, [customer, seq]);
     });
     return seq;

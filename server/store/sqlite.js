@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { CommitInDoubtError, StoreConflictError } from './interface.js';
 import { configure, makeCommit } from './sqlite-commit.js';
+import { decodePack, PACK_ROWS } from './packs.js';
 
 // Each migration runs once, in order; PRAGMA user_version records how far a file got.
 const MIGRATIONS = [
@@ -57,10 +58,21 @@ const MIGRATIONS = [
   CREATE UNIQUE INDEX archive_consume_id ON archive (customer, id) WHERE kind = 'consume';
   CREATE INDEX archive_submit_id ON archive (customer, id) WHERE kind = 'submit';
   `,
+  // Packs (packs.js): the log entries first_seq … last_seq of one customer, one columnar
+  // body per full, aligned range of PACK_ROWS seqs, written with the commit that completes
+  // the range; a rebuild reads them instead of the rows. Logs written before this
+  // migration have no packs (load reads their rows). A rowid table: a body of 4,096
+  // entries is 120 KB plus its ids.
+  `
+  CREATE TABLE packs (
+    customer TEXT NOT NULL,
+    first_seq INTEGER NOT NULL,
+    last_seq INTEGER NOT NULL,
+    body BLOB NOT NULL,
+    UNIQUE (customer, first_seq)
+  );
+  `,
 ];
-
-// Log entries per read when a customer is loaded (see load()).
-const PAGE_ROWS = 4096;
 
 export class SqliteStore {
   #path;
@@ -90,8 +102,11 @@ export class SqliteStore {
       head: db.prepare('SELECT last_seq FROM heads WHERE customer = ?').pluck(true),
       snapshot: db.prepare('SELECT seq, horizon, document FROM snapshots WHERE customer = ? ORDER BY seq DESC LIMIT 1'),
       after: entries('SELECT seq, kind, id, amount, t1, t2 FROM log WHERE customer = ? AND seq > ? ORDER BY seq'),
-      // load()'s pages: a rebuild reads the log PAGE_ROWS entries at a time.
+      // load()'s pages: a rebuild reads the log up to PACK_ROWS entries at a time, or a pack.
       page: entries('SELECT seq, kind, id, amount, t1, t2 FROM log WHERE customer = ? AND seq > ? ORDER BY seq LIMIT ?'),
+      pack: db.prepare('SELECT last_seq, body FROM packs WHERE customer = ? AND first_seq = ?').raw(true),
+      // A pack whose range starts at or before a compaction's seq lost rows to the archive.
+      dropPacks: db.prepare('DELETE FROM packs WHERE customer = ? AND first_seq <= ?'),
       // Log or archive: after a cleanup pass, consumptions at or after the horizon may be archived.
       consumed: db.prepare(
         `SELECT amount, t1 AS timestamp FROM log WHERE customer = @customer AND id = @id AND kind = 'consume'
@@ -136,6 +151,7 @@ export class SqliteStore {
         this.#sql.saveSnapshot.run(customer, seq, horizon, text);
         this.#sql.archive.run(customer, seq);
         this.#sql.unlog.run(customer, seq);
+        this.#sql.dropPacks.run(customer, seq);
         this.#sql.dropOldSnapshots.run(customer, seq);
       })
       .immediate();
@@ -167,12 +183,26 @@ export class SqliteStore {
     // generation and cost full collections. .all() per page also beats .iterate() per
     // row. The generator reads only when iterated, and the caller iterates at once
     // (CustomerLedger.rebuild), before any other store call.
-    const page = this.#sql.page;
+    // Pages follow the pack ranges: rows up to the next aligned start, then, from an
+    // aligned start, the range's pack if there is one (first_seq is the one expected,
+    // last_seq and body hold the whole range), else its rows. A pack never straddles the
+    // snapshot: packs are looked up only at aligned starts after it.
+    const { page, pack: packAt } = this.#sql;
     const entries = (function* pages() {
       for (let seq = after; ;) {
-        const rows = page.all(customer, seq, PAGE_ROWS);
+        if (seq % PACK_ROWS === 0) {
+          const row = packAt.get(customer, seq + 1);
+          const pack = row === undefined || row[0] !== seq + PACK_ROWS ? null : decodePack(seq + 1, row[0], row[1]);
+          if (pack !== null) {
+            yield pack;
+            seq = pack.lastSeq;
+            continue;
+          }
+        }
+        const limit = PACK_ROWS - (seq % PACK_ROWS);
+        const rows = page.all(customer, seq, limit);
         yield* rows;
-        if (rows.length < PAGE_ROWS) return;
+        if (rows.length < limit) return;
         seq = rows[rows.length - 1][0];
       }
     })();

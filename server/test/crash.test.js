@@ -12,7 +12,7 @@ import { makeClient } from './support/http-client.js';
 import { makeTempDir, writeKeyFile } from './support/tmp.js';
 import { seedFromEnv, makeRng } from './support/seed.js';
 import { collectServed, collectExpected } from './support/ledger-state.js';
-import { readLogs, replayLog } from './support/store-log.js';
+import { readLogs, readPacks, replayLog } from './support/store-log.js';
 import { batchItemAnswer } from './support/contract.js';
 
 const KILLS = 20; // the contract asks for at least 20 (the checks below add one more)
@@ -27,7 +27,10 @@ const LOAD_BUDGET_MS = 300_000;
 
 // The checks below read every accepted consumption in the ledger document: the cleanup
 // job (on when LEDGER_GRACE is set) would make old history final and drop it from there.
-const NO_CLEANUP = { LEDGER_GRACE: '' };
+// Packs of 32 entries: a customer's few hundred entries make many, so kills land while
+// commits write them, and every restart rebuilds through them.
+const PACK_ROWS = 32;
+const NO_CLEANUP = { LEDGER_GRACE: '', LEDGER_PACK_ROWS: String(PACK_ROWS) };
 
 const tmp = makeTempDir('ledger-crash');
 after(async () => {
@@ -285,6 +288,22 @@ test(
 
       // Both equal the package's replay of the log, read from the SQLite file by the test.
       const logs = readLogs(store);
+      // Every pack holds exactly its range's committed rows, and every full range has one:
+      // a pack neither outlived nor preceded its rows across the kills.
+      const packs = readPacks(store);
+      for (const customer of CUSTOMERS) {
+        const log = logs.get(customer) ?? [];
+        const list = packs.get(customer) ?? [];
+        assert.deepStrictEqual(
+          list.map((p) => p.firstSeq),
+          Array.from({ length: Math.floor(log.length / PACK_ROWS) }, (_, k) => k * PACK_ROWS + 1),
+          `${customer}: one pack per full range of its log`,
+        );
+        for (const { firstSeq, lastSeq, entries } of list) {
+          const rows = log.slice(firstSeq - 1, lastSeq).map(({ seq, kind, id, amount, t1, t2 }) => ({ seq, kind, id, amount, t1, t2 }));
+          assert.deepStrictEqual(entries, rows, `${customer}: the pack at ${firstSeq} differs from its rows`);
+        }
+      }
       for (const customer of CUSTOMERS) {
         const replayed = replayLog(logs.get(customer) ?? []);
         try {

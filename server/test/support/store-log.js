@@ -4,6 +4,7 @@
 // own, independent rebuild of what the service must serve.
 import Database from 'better-sqlite3';
 import { GPULedger } from 'gpu-credit-ledger';
+import { decodePack, packEntries } from '../../store/packs.js';
 
 const ENTRIES = `
   SELECT customer, seq, kind, id, amount, t1, t2 FROM archive
@@ -25,6 +26,31 @@ export function readLogs(storePath) {
       list.push(row);
     }
     return logs;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Every pack in the SQLite file (server/store/packs.js), decoded: Map customer →
+ * [{ firstSeq, lastSeq, entries: [{ seq, kind, id, amount, t1, t2 }] }], in seq order;
+ * entries null for a body that does not decode.
+ */
+export function readPacks(storePath) {
+  const db = new Database(storePath, { readonly: true, fileMustExist: true });
+  try {
+    const packs = new Map();
+    for (const [customer, firstSeq, lastSeq, body] of db
+      .prepare('SELECT customer, first_seq, last_seq, body FROM packs ORDER BY customer, first_seq')
+      .raw(true)
+      .iterate()) {
+      const pack = decodePack(firstSeq, lastSeq, body);
+      const entries =
+        pack === null ? null : packEntries(pack).map(([seq, kind, id, amount, t1, t2]) => ({ seq, kind, id, amount, t1, t2 }));
+      if (!packs.has(customer)) packs.set(customer, []);
+      packs.get(customer).push({ firstSeq, lastSeq, entries });
+    }
+    return packs;
   } finally {
     db.close();
   }
