@@ -117,8 +117,12 @@ std::string IncrementalEngine::checkInvariants() const {
   std::vector<std::vector<uint32_t>> drawers(g);
   size_t draws = 0;
   for (uint32_t c : order_) {
-    for (size_t i = 0; i < draws_[c].size(); ++i) drawers[draws_[c][i].grant].push_back(c);
-    draws += draws_[c].size();
+    const DrawList::View list = drawsOf(c);
+    for (size_t i = 0; i < list.size(); ++i) drawers[list[i].grant].push_back(c);
+    draws += list.size();
+    // A settled list of one draw is of the whole amount (checkDraws): it takes no array.
+    if (list.size() == 1 && draws_[c].spilled())
+      return handleText(c) + " holds an array for a single draw";
   }
   if (draws != drawCount_)
     return "draw count " + std::to_string(drawCount_) + ", recounted " + std::to_string(draws);

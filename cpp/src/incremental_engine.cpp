@@ -241,10 +241,10 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
   auto later = [&](uint32_t a, uint32_t b) { return before(b, a); };
   auto touch = [&](uint32_t h) {
     if (touchSlot_[h] != 0) return;
-    rollbackLog_.push_back(
-        {h, static_cast<uint32_t>(rollbackDraws_.size()), static_cast<uint32_t>(draws_[h].size())});
+    rollbackLog_.push_back({h, static_cast<uint32_t>(rollbackDraws_.size()),
+                            static_cast<uint32_t>(drawsOf(h).size())});
     touchSlot_[h] = static_cast<uint32_t>(rollbackLog_.size());
-    for (size_t i = 0; i < draws_[h].size(); ++i) rollbackDraws_.push_back(draws_[h][i]);
+    drawsOf(h).forEach([this](const Draw& d) { rollbackDraws_.push_back(d); });
     queue_.push_back(h);
     std::push_heap(queue_.begin(), queue_.end(), later);
   };
@@ -281,11 +281,11 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
         const uint32_t victim = drawers_[g].back();
         assert(victim != h && before(h, victim));
         touch(victim);
-        const int64_t amount = std::min(draws_[victim].amountFrom(g), excess);
+        const int64_t amount = std::min(drawsOf(victim).amountFrom(g), excess);
         noteDrawn(g);
         drawn_[g] -= amount;
         excess -= amount;
-        if (draws_[victim].cut(g, amount, &drawPool_)) {
+        if (draws_[victim].cut(g, amount, amount_[victim], &drawPool_)) {
           drawers_[g].pop_back();
           --drawCount_;
         }
@@ -345,7 +345,7 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
                                }),
                 freed.end());
     if (freed.empty()) break;
-    const uint32_t last = draws_[c].back().grant;
+    const uint32_t last = drawsOf(c).back().grant;
     auto prefers = [&](uint32_t g) {
       return grants_.startTime[g] <= t && grants_.drawsBefore(g, last);
     };
@@ -355,7 +355,7 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
     if (!changes) continue;
     // Grants before `last` held exactly what c drew from them (it drained them); freed
     // credit comes on top. `last` held at least what c drew, so it covers the rest.
-    draws_[c].copyTo(&old);
+    drawsOf(c).copyTo(&old);
     std::vector<Draw> offers;
     for (const Draw& draw : old) {
       if (draw.grant != last) offers.push_back(draw);
@@ -399,7 +399,7 @@ int64_t IncrementalEngine::availableTo(uint32_t g, uint32_t c, int64_t need) con
   const DrawerList& drawers = drawers_[g];
   for (auto it = drawers.rbegin(); available < need && it != drawers.rend() && before(c, *it);
        ++it) {
-    available += draws_[*it].amountFrom(g);
+    available += drawsOf(*it).amountFrom(g);
   }
   return std::max<int64_t>(0, std::min(available, need));
 }
@@ -420,32 +420,28 @@ bool IncrementalEngine::drawGreedy(uint32_t c, ByEnd::const_iterator first,
 }
 
 void IncrementalEngine::releaseDraws(uint32_t c) {
-  const DrawList& draws = draws_[c];
-  for (size_t i = 0; i < draws.size(); ++i) {
-    noteDrawn(draws[i].grant);
-    drawn_[draws[i].grant] -= draws[i].amount;
-  }
+  drawsOf(c).forEach([this](const Draw& d) {
+    noteDrawn(d.grant);
+    drawn_[d.grant] -= d.amount;
+  });
 }
 
 void IncrementalEngine::setDraws(uint32_t c, const std::vector<Draw>& draws) {
-  const DrawList& before = draws_[c];
-  const auto holds = [](const auto& list, uint32_t g) {
-    for (size_t i = 0; i < list.size(); ++i) {
-      if (list[i].grant == g) return true;
-    }
-    return false;
-  };
-  for (size_t i = 0; i < before.size(); ++i) {
-    if (!holds(draws, before[i].grant)) eraseDrawer(before[i].grant, c);
-  }
+  const DrawList::View before = drawsOf(c);
+  const size_t beforeSize = before.size();
+  before.forEach([&](const Draw& old) {
+    const bool kept = std::any_of(draws.begin(), draws.end(),
+                                  [&](const Draw& d) { return d.grant == old.grant; });
+    if (!kept) eraseDrawer(old.grant, c);
+  });
   for (const Draw& draw : draws) {
     noteDrawn(draw.grant);
     drawn_[draw.grant] += draw.amount;
-    if (!holds(before, draw.grant)) insertDrawer(draw.grant, c);
+    if (!before.holds(draw.grant)) insertDrawer(draw.grant, c);
   }
   drawCount_ += draws.size();
-  drawCount_ -= before.size();
-  draws_[c].assign(draws, &drawPool_);
+  drawCount_ -= beforeSize;
+  draws_[c].assign(draws, amount_[c], &drawPool_);
 }
 
 void IncrementalEngine::beginChange() {
@@ -528,12 +524,12 @@ void IncrementalEngine::revive(uint32_t g) {
 }
 
 void IncrementalEngine::draws(uint32_t handle, std::vector<Draw>* out) const {
-  draws_[handle].copyTo(out);
+  drawsOf(handle).copyTo(out);
 }
 
 void IncrementalEngine::drawsOn(uint32_t grant, std::vector<GrantDraw>* out) const {
   out->clear();
-  for (uint32_t c : drawers_[grant]) out->push_back({c, draws_[c].amountFrom(grant)});
+  for (uint32_t c : drawers_[grant]) out->push_back({c, drawsOf(c).amountFrom(grant)});
 }
 
 int64_t IncrementalEngine::drawnThrough(uint32_t grant, int64_t timestamp) const {
@@ -541,7 +537,7 @@ int64_t IncrementalEngine::drawnThrough(uint32_t grant, int64_t timestamp) const
   int64_t drawn = drawn_[grant];
   const DrawerList& drawers = drawers_[grant];
   for (auto it = drawers.rbegin(); it != drawers.rend() && timestamp_[*it] > timestamp; ++it) {
-    drawn -= draws_[*it].amountFrom(grant);
+    drawn -= drawsOf(*it).amountFrom(grant);
   }
   return drawn;
 }

@@ -147,6 +147,8 @@ class IncrementalEngine final : public Engine {
   void spreadGrant(uint32_t grant);
 
   int64_t leftover(uint32_t g) const { return grants_.amount[g] - drawn_[g]; }
+  // Consumption c's draws: its list read with its amount (the one place that pairs them).
+  DrawList::View drawsOf(uint32_t c) const { return draws_[c].view(amount_[c]); }
   // Credit of grant g available to consumption c under the current draws, capped at `need`
   // (c's own draws must already be removed).
   int64_t availableTo(uint32_t g, uint32_t c, int64_t need) const;
@@ -181,8 +183,8 @@ class IncrementalEngine final : public Engine {
   // Per consumption, by handle (acceptance order).
   std::vector<int64_t> amount_;
   std::vector<int64_t> timestamp_;
-  DrawPool drawPool_;  // the arrays of draws_'s lists of two draws or more
-  std::vector<DrawList> draws_;
+  DrawPool drawPool_;            // the arrays of draws_'s lists that spill
+  std::vector<DrawList> draws_;  // read through drawsOf()
   std::vector<uint32_t> order_;  // handles in replay order
   size_t drawCount_ = 0;
   // Per grant, by index.
