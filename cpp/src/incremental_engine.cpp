@@ -48,7 +48,6 @@ uint32_t IncrementalEngine::pushConsumption(int64_t amount, int64_t timestamp) {
   amount_.push_back(amount);
   timestamp_.push_back(timestamp);
   draws_.emplace_back();
-  touchSlot_.push_back(0);
   return static_cast<uint32_t>(amount_.size() - 1);
 }
 
@@ -57,7 +56,6 @@ void IncrementalEngine::popConsumption() {
   timestamp_.pop_back();
   draws_.back().release(&drawPool_);
   draws_.pop_back();
-  touchSlot_.pop_back();
 }
 
 bool IncrementalEngine::consumeAtHead(int64_t amount, int64_t timestamp) {
@@ -238,14 +236,14 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
   queue_.clear();
   beginChange();
   order_.insert(placeOf(order_.begin(), order_.end(), c), c);
-  auto later = [&](uint32_t a, uint32_t b) { return before(b, a); };
+  auto later = [&](const Touched& a, const Touched& b) { return before(b.handle, a.handle); };
   auto touch = [&](uint32_t h) {
-    if (touchSlot_[h] != 0) return;
+    const auto slot = static_cast<uint32_t>(rollbackLog_.size());
+    if (!touched_.insert(h)) return;
     rollbackLog_.push_back({h, static_cast<uint32_t>(rollbackDraws_.size()),
                             static_cast<uint32_t>(drawsOf(h).size())});
-    touchSlot_[h] = static_cast<uint32_t>(rollbackLog_.size());
     drawsOf(h).forEach([this](const Draw& d) { rollbackDraws_.push_back(d); });
-    queue_.push_back(h);
+    queue_.push_back({h, slot});
     std::push_heap(queue_.begin(), queue_.end(), later);
   };
   touch(c);
@@ -257,11 +255,11 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
       break;
     }
     std::pop_heap(queue_.begin(), queue_.end(), later);
-    const uint32_t h = queue_.back();
+    const uint32_t h = queue_.back().handle;
+    const RollbackEntry& original = rollbackLog_[queue_.back().slot];
     queue_.pop_back();
     // Before this call h drew from its first grant onward; with less credit about it can
     // only draw later grants, so the scan starts there.
-    const RollbackEntry& original = rollbackLog_[touchSlot_[h] - 1];
     const auto first = original.size == 0 ? byEnd_.lower_bound(timestamp_[h])
                                           : byEndAt_[rollbackDraws_[original.begin].grant];
     releaseDraws(h);
@@ -309,7 +307,7 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
       noteRedraw(entry.handle, before, before + entry.size);
     }
   }
-  for (const RollbackEntry& entry : rollbackLog_) touchSlot_[entry.handle] = 0;
+  touched_.clear();
   if (overBudget) return Redraw::kOverBudget;
   return funded ? Redraw::kAccepted : Redraw::kRejected;
 }
@@ -542,16 +540,15 @@ int64_t IncrementalEngine::drawnThrough(uint32_t grant, int64_t timestamp) const
   return drawn;
 }
 
-// Bytes per consumption of the arrays reserve() grows: amount_, timestamp_, draws_,
-// order_ and touchSlot_.
-constexpr size_t kBytesPerConsumption = 8 + 8 + sizeof(DrawList) + 4 + 4;
+// Bytes per consumption of the arrays reserve() grows: amount_, timestamp_, draws_ and
+// order_.
+constexpr size_t kBytesPerConsumption = 8 + 8 + sizeof(DrawList) + 4;
 
 void IncrementalEngine::reserve(size_t count) {
   reserveMore(amount_, count);
   reserveMore(timestamp_, count);
   reserveMore(draws_, count);
   reserveMore(order_, count);
-  reserveMore(touchSlot_, count);
 }
 
 size_t IncrementalEngine::reserveBytes(size_t count) const {
@@ -562,8 +559,8 @@ size_t IncrementalEngine::bytes() const {
   // O(1): counted draws stand in for the per-grant drawer lists and spilled draw lists.
   return amount_.capacity() * 8 + timestamp_.capacity() * 8 + draws_.capacity() * sizeof(DrawList) +
          order_.capacity() * 4 + drawn_.capacity() * 8 + drawers_.capacity() * sizeof(DrawerList) +
-         live_flag_.capacity() + changeMark_.capacity() * 4 + touchSlot_.capacity() * 4 +
-         balances_.bytes() + byEnd_.size() * 40 + byEndAt_.capacity() * sizeof(byEndAt_[0]) +
+         live_flag_.capacity() + changeMark_.capacity() * 4 + touched_.bytes() + balances_.bytes() +
+         byEnd_.size() * 40 + byEndAt_.capacity() * sizeof(byEndAt_[0]) +
          (live_.size() + notStarted_.size()) * 4 +
          drawCount_ * (2 * sizeof(uint32_t) + sizeof(Draw)) +
          (headroomIndex_ ? headroomIndex_->bytes() : 0);

@@ -27,6 +27,7 @@
 #include "engine.h"
 #include "headroom.h"
 #include "node_arena.h"
+#include "touch_set.h"
 
 namespace gcl {
 
@@ -207,8 +208,12 @@ class IncrementalEngine final : public Engine {
   // rollback log).
   std::vector<RollbackEntry> rollbackLog_;
   std::vector<Draw> rollbackDraws_;
-  std::vector<uint32_t> touchSlot_;  // per consumption: 1 + index in rollbackLog_, or 0
-  std::vector<uint32_t> queue_;      // heap of touched consumptions, earliest first
+  TouchSet touched_;  // the handles in rollbackLog_
+  struct Touched {
+    uint32_t handle;
+    uint32_t slot;  // its index in rollbackLog_
+  };
+  std::vector<Touched> queue_;  // heap of touched consumptions to re-draw, earliest first
   std::vector<Draw> fresh_;
   std::vector<Draw> cut_;
   // Grants whose drawn total moved in the current change, with the total before it.
