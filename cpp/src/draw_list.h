@@ -73,13 +73,15 @@ class DrawList {
         f(Draw{list_.tag_, full_});
         return;
       }
-      for (const Draw* d = list_.more_; d != list_.more_ + (list_.tag_ - kArray); ++d) f(*d);
+      const Draw* const end = list_.more_ + (list_.tag_ - kArray);
+      for (const Draw* d = list_.more_; d != end; ++d) f(*d);
     }
     // The amount drawn from grant g (0 if none).
     int64_t amountFrom(uint32_t g) const {
       if (list_.tag_ < kArray) return list_.tag_ == g ? full_ : 0;
-      for (uint32_t i = 0; i < list_.tag_ - kArray; ++i) {
-        if (list_.more_[i].grant == g) return list_.more_[i].amount;
+      const Draw* const end = list_.more_ + (list_.tag_ - kArray);
+      for (const Draw* d = list_.more_; d != end; ++d) {
+        if (d->grant == g) return d->amount;
       }
       return 0;
     }
@@ -145,8 +147,8 @@ class DrawList {
       return false;
     }
     const uint32_t length = tag_ - kArray;
-    Draw* const lost =
-        std::find_if(more_, more_ + length, [g](const Draw& d) { return d.grant == g; });
+    Draw* lost = more_;
+    while (lost->grant != g) ++lost;  // g is there
     lost->amount -= amount;
     if (lost->amount != 0) return false;
     if (length == 2 && more_[lost == more_ ? 1 : 0].amount == full) {

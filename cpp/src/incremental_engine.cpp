@@ -428,9 +428,10 @@ void IncrementalEngine::setDraws(uint32_t c, const std::vector<Draw>& draws) {
   const DrawList::View before = drawsOf(c);
   const size_t beforeSize = before.size();
   before.forEach([&](const Draw& old) {
-    const bool kept = std::any_of(draws.begin(), draws.end(),
-                                  [&](const Draw& d) { return d.grant == old.grant; });
-    if (!kept) eraseDrawer(old.grant, c);
+    for (const Draw& draw : draws) {
+      if (draw.grant == old.grant) return;  // kept
+    }
+    eraseDrawer(old.grant, c);
   });
   for (const Draw& draw : draws) {
     noteDrawn(draw.grant);
