@@ -48,7 +48,6 @@ uint32_t IncrementalEngine::pushConsumption(int64_t amount, int64_t timestamp) {
   amount_.push_back(amount);
   timestamp_.push_back(timestamp);
   draws_.emplace_back();
-  touchSlot_.push_back(0);
   return static_cast<uint32_t>(amount_.size() - 1);
 }
 
@@ -57,7 +56,6 @@ void IncrementalEngine::popConsumption() {
   timestamp_.pop_back();
   draws_.back().release(&drawPool_);
   draws_.pop_back();
-  touchSlot_.pop_back();
 }
 
 bool IncrementalEngine::consumeAtHead(int64_t amount, int64_t timestamp) {
@@ -238,14 +236,14 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
   queue_.clear();
   beginChange();
   order_.insert(placeOf(order_.begin(), order_.end(), c), c);
-  auto later = [&](uint32_t a, uint32_t b) { return before(b, a); };
+  auto later = [&](const Touched& a, const Touched& b) { return before(b.handle, a.handle); };
   auto touch = [&](uint32_t h) {
-    if (touchSlot_[h] != 0) return;
-    rollbackLog_.push_back(
-        {h, static_cast<uint32_t>(rollbackDraws_.size()), static_cast<uint32_t>(draws_[h].size())});
-    touchSlot_[h] = static_cast<uint32_t>(rollbackLog_.size());
-    for (size_t i = 0; i < draws_[h].size(); ++i) rollbackDraws_.push_back(draws_[h][i]);
-    queue_.push_back(h);
+    const auto slot = static_cast<uint32_t>(rollbackLog_.size());
+    if (!touched_.insert(h)) return;
+    rollbackLog_.push_back({h, static_cast<uint32_t>(rollbackDraws_.size()),
+                            static_cast<uint32_t>(drawsOf(h).size())});
+    drawsOf(h).forEach([this](const Draw& d) { rollbackDraws_.push_back(d); });
+    queue_.push_back({h, slot});
     std::push_heap(queue_.begin(), queue_.end(), later);
   };
   touch(c);
@@ -257,11 +255,11 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
       break;
     }
     std::pop_heap(queue_.begin(), queue_.end(), later);
-    const uint32_t h = queue_.back();
+    const uint32_t h = queue_.back().handle;
+    const RollbackEntry& original = rollbackLog_[queue_.back().slot];
     queue_.pop_back();
     // Before this call h drew from its first grant onward; with less credit about it can
     // only draw later grants, so the scan starts there.
-    const RollbackEntry& original = rollbackLog_[touchSlot_[h] - 1];
     const auto first = original.size == 0 ? byEnd_.lower_bound(timestamp_[h])
                                           : byEndAt_[rollbackDraws_[original.begin].grant];
     releaseDraws(h);
@@ -281,11 +279,11 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
         const uint32_t victim = drawers_[g].back();
         assert(victim != h && before(h, victim));
         touch(victim);
-        const int64_t amount = std::min(draws_[victim].amountFrom(g), excess);
+        const int64_t amount = std::min(drawsOf(victim).amountFrom(g), excess);
         noteDrawn(g);
         drawn_[g] -= amount;
         excess -= amount;
-        if (draws_[victim].cut(g, amount, &drawPool_)) {
+        if (draws_[victim].cut(g, amount, amount_[victim], &drawPool_)) {
           drawers_[g].pop_back();
           --drawCount_;
         }
@@ -309,7 +307,7 @@ IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool c
       noteRedraw(entry.handle, before, before + entry.size);
     }
   }
-  for (const RollbackEntry& entry : rollbackLog_) touchSlot_[entry.handle] = 0;
+  touched_.clear();
   if (overBudget) return Redraw::kOverBudget;
   return funded ? Redraw::kAccepted : Redraw::kRejected;
 }
@@ -345,7 +343,7 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
                                }),
                 freed.end());
     if (freed.empty()) break;
-    const uint32_t last = draws_[c].back().grant;
+    const uint32_t last = drawsOf(c).back().grant;
     auto prefers = [&](uint32_t g) {
       return grants_.startTime[g] <= t && grants_.drawsBefore(g, last);
     };
@@ -355,7 +353,7 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
     if (!changes) continue;
     // Grants before `last` held exactly what c drew from them (it drained them); freed
     // credit comes on top. `last` held at least what c drew, so it covers the rest.
-    draws_[c].copyTo(&old);
+    drawsOf(c).copyTo(&old);
     std::vector<Draw> offers;
     for (const Draw& draw : old) {
       if (draw.grant != last) offers.push_back(draw);
@@ -399,7 +397,7 @@ int64_t IncrementalEngine::availableTo(uint32_t g, uint32_t c, int64_t need) con
   const DrawerList& drawers = drawers_[g];
   for (auto it = drawers.rbegin(); available < need && it != drawers.rend() && before(c, *it);
        ++it) {
-    available += draws_[*it].amountFrom(g);
+    available += drawsOf(*it).amountFrom(g);
   }
   return std::max<int64_t>(0, std::min(available, need));
 }
@@ -420,32 +418,29 @@ bool IncrementalEngine::drawGreedy(uint32_t c, ByEnd::const_iterator first,
 }
 
 void IncrementalEngine::releaseDraws(uint32_t c) {
-  const DrawList& draws = draws_[c];
-  for (size_t i = 0; i < draws.size(); ++i) {
-    noteDrawn(draws[i].grant);
-    drawn_[draws[i].grant] -= draws[i].amount;
-  }
+  drawsOf(c).forEach([this](const Draw& d) {
+    noteDrawn(d.grant);
+    drawn_[d.grant] -= d.amount;
+  });
 }
 
 void IncrementalEngine::setDraws(uint32_t c, const std::vector<Draw>& draws) {
-  const DrawList& before = draws_[c];
-  const auto holds = [](const auto& list, uint32_t g) {
-    for (size_t i = 0; i < list.size(); ++i) {
-      if (list[i].grant == g) return true;
+  const DrawList::View before = drawsOf(c);
+  const size_t beforeSize = before.size();
+  before.forEach([&](const Draw& old) {
+    for (const Draw& draw : draws) {
+      if (draw.grant == old.grant) return;  // kept
     }
-    return false;
-  };
-  for (size_t i = 0; i < before.size(); ++i) {
-    if (!holds(draws, before[i].grant)) eraseDrawer(before[i].grant, c);
-  }
+    eraseDrawer(old.grant, c);
+  });
   for (const Draw& draw : draws) {
     noteDrawn(draw.grant);
     drawn_[draw.grant] += draw.amount;
-    if (!holds(before, draw.grant)) insertDrawer(draw.grant, c);
+    if (!before.holds(draw.grant)) insertDrawer(draw.grant, c);
   }
   drawCount_ += draws.size();
-  drawCount_ -= before.size();
-  draws_[c].assign(draws, &drawPool_);
+  drawCount_ -= beforeSize;
+  draws_[c].assign(draws, amount_[c], &drawPool_);
 }
 
 void IncrementalEngine::beginChange() {
@@ -528,12 +523,12 @@ void IncrementalEngine::revive(uint32_t g) {
 }
 
 void IncrementalEngine::draws(uint32_t handle, std::vector<Draw>* out) const {
-  draws_[handle].copyTo(out);
+  drawsOf(handle).copyTo(out);
 }
 
 void IncrementalEngine::drawsOn(uint32_t grant, std::vector<GrantDraw>* out) const {
   out->clear();
-  for (uint32_t c : drawers_[grant]) out->push_back({c, draws_[c].amountFrom(grant)});
+  for (uint32_t c : drawers_[grant]) out->push_back({c, drawsOf(c).amountFrom(grant)});
 }
 
 int64_t IncrementalEngine::drawnThrough(uint32_t grant, int64_t timestamp) const {
@@ -541,21 +536,20 @@ int64_t IncrementalEngine::drawnThrough(uint32_t grant, int64_t timestamp) const
   int64_t drawn = drawn_[grant];
   const DrawerList& drawers = drawers_[grant];
   for (auto it = drawers.rbegin(); it != drawers.rend() && timestamp_[*it] > timestamp; ++it) {
-    drawn -= draws_[*it].amountFrom(grant);
+    drawn -= drawsOf(*it).amountFrom(grant);
   }
   return drawn;
 }
 
-// Bytes per consumption of the arrays reserve() grows: amount_, timestamp_, draws_,
-// order_ and touchSlot_.
-constexpr size_t kBytesPerConsumption = 8 + 8 + sizeof(DrawList) + 4 + 4;
+// Bytes per consumption of the arrays reserve() grows: amount_, timestamp_, draws_ and
+// order_.
+constexpr size_t kBytesPerConsumption = 8 + 8 + sizeof(DrawList) + 4;
 
 void IncrementalEngine::reserve(size_t count) {
   reserveMore(amount_, count);
   reserveMore(timestamp_, count);
   reserveMore(draws_, count);
   reserveMore(order_, count);
-  reserveMore(touchSlot_, count);
 }
 
 size_t IncrementalEngine::reserveBytes(size_t count) const {
@@ -566,8 +560,8 @@ size_t IncrementalEngine::bytes() const {
   // O(1): counted draws stand in for the per-grant drawer lists and spilled draw lists.
   return amount_.capacity() * 8 + timestamp_.capacity() * 8 + draws_.capacity() * sizeof(DrawList) +
          order_.capacity() * 4 + drawn_.capacity() * 8 + drawers_.capacity() * sizeof(DrawerList) +
-         live_flag_.capacity() + changeMark_.capacity() * 4 + touchSlot_.capacity() * 4 +
-         balances_.bytes() + byEnd_.size() * 40 + byEndAt_.capacity() * sizeof(byEndAt_[0]) +
+         live_flag_.capacity() + changeMark_.capacity() * 4 + touched_.bytes() + balances_.bytes() +
+         byEnd_.size() * 40 + byEndAt_.capacity() * sizeof(byEndAt_[0]) +
          (live_.size() + notStarted_.size()) * 4 +
          drawCount_ * (2 * sizeof(uint32_t) + sizeof(Draw)) +
          (headroomIndex_ ? headroomIndex_->bytes() : 0);

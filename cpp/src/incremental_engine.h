@@ -27,6 +27,7 @@
 #include "engine.h"
 #include "headroom.h"
 #include "node_arena.h"
+#include "touch_set.h"
 
 namespace gcl {
 
@@ -147,6 +148,8 @@ class IncrementalEngine final : public Engine {
   void spreadGrant(uint32_t grant);
 
   int64_t leftover(uint32_t g) const { return grants_.amount[g] - drawn_[g]; }
+  // Consumption c's draws: its list read with its amount (the one place that pairs them).
+  DrawList::View drawsOf(uint32_t c) const { return draws_[c].view(amount_[c]); }
   // Credit of grant g available to consumption c under the current draws, capped at `need`
   // (c's own draws must already be removed).
   int64_t availableTo(uint32_t g, uint32_t c, int64_t need) const;
@@ -181,8 +184,8 @@ class IncrementalEngine final : public Engine {
   // Per consumption, by handle (acceptance order).
   std::vector<int64_t> amount_;
   std::vector<int64_t> timestamp_;
-  DrawPool drawPool_;  // the arrays of draws_'s lists of two draws or more
-  std::vector<DrawList> draws_;
+  DrawPool drawPool_;            // the arrays of draws_'s lists that spill
+  std::vector<DrawList> draws_;  // read through drawsOf()
   std::vector<uint32_t> order_;  // handles in replay order
   size_t drawCount_ = 0;
   // Per grant, by index.
@@ -205,8 +208,12 @@ class IncrementalEngine final : public Engine {
   // rollback log).
   std::vector<RollbackEntry> rollbackLog_;
   std::vector<Draw> rollbackDraws_;
-  std::vector<uint32_t> touchSlot_;  // per consumption: 1 + index in rollbackLog_, or 0
-  std::vector<uint32_t> queue_;      // heap of touched consumptions, earliest first
+  TouchSet touched_;  // the handles in rollbackLog_
+  struct Touched {
+    uint32_t handle;
+    uint32_t slot;  // its index in rollbackLog_
+  };
+  std::vector<Touched> queue_;  // heap of touched consumptions to re-draw, earliest first
   std::vector<Draw> fresh_;
   std::vector<Draw> cut_;
   // Grants whose drawn total moved in the current change, with the total before it.

@@ -12,6 +12,9 @@
 
 namespace gcl {
 
+// A draw list tells a grant index from its array tag by one bit (draw_list.h).
+static_assert(Ledger::kMaxEvents < DrawList::kMaxGrants, "grant indexes below the tag bit");
+
 // The WebAssembly module is compiled with GCL_NO_REPLAY_ENGINE: no JavaScript API chooses
 // an engine, so the reference engine (tests and the fuzzer hold the fast one to it) is
 // left out of its link and every ledger there is incremental.

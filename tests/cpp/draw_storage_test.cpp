@@ -1,7 +1,8 @@
-// The engine's draw storage against plain models: DrawList::cut on inline and pooled
-// lists, DrawPool and DrawerPool reusing what was released, DrawerList under random
-// inserts and erases against a std::vector (through growth past the pooled capacities),
-// and NodeArena handing out distinct, aligned, stable nodes.
+// The engine's draw storage against plain models: DrawList::assign and cut on full single
+// draws, partial single draws and longer lists, DrawPool and DrawerPool reusing what was
+// released, DrawerList under random inserts and erases against a std::vector (through
+// growth past the pooled capacities), and NodeArena handing out distinct, aligned, stable
+// nodes.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -22,54 +23,105 @@ using gcl::DrawerPool;
 using gcl::DrawList;
 using gcl::DrawPool;
 
-std::vector<Draw> contents(const DrawList& list) {
+std::vector<Draw> contents(const DrawList& list, int64_t full) {
   std::vector<Draw> out;
-  list.copyTo(&out);
+  list.view(full).copyTo(&out);
   return out;
 }
 
-void expectDraws(const DrawList& list, const std::vector<Draw>& expected) {
-  const std::vector<Draw> actual = contents(list);
+// `full` is the consumption's amount, which the list needs to read a single full draw.
+void expectDraws(const DrawList& list, int64_t full, const std::vector<Draw>& expected) {
+  const std::vector<Draw> actual = contents(list, full);
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t i = 0; i < actual.size(); ++i) {
     EXPECT_EQ(actual[i].grant, expected[i].grant) << "draw " << i;
     EXPECT_EQ(actual[i].amount, expected[i].amount) << "draw " << i;
+    EXPECT_EQ(list.view(full).amountFrom(expected[i].grant), expected[i].amount) << "draw " << i;
   }
 }
 
-TEST(DrawListCut, InlineDrawShrinksThenGoes) {
+TEST(DrawListCut, FullDrawStoresNoArrayAndGoesWhole) {
   DrawPool pool;
   DrawList list;
-  list.assign({{7, 10}}, &pool);
-  EXPECT_FALSE(list.cut(7, 4, &pool));
-  expectDraws(list, {{7, 6}});
-  EXPECT_TRUE(list.cut(7, 6, &pool));
+  list.assign({{7, 10}}, 10, &pool);
+  EXPECT_FALSE(list.spilled());
+  expectDraws(list, 10, {{7, 10}});
+  EXPECT_EQ(list.view(10).amountFrom(8), 0);
+  EXPECT_TRUE(list.cut(7, 10, 10, &pool));
   EXPECT_TRUE(list.empty());
 }
 
-TEST(DrawListCut, TwoDrawsBecomeTheOtherOneInline) {
+TEST(DrawListCut, PartialCutOfAFullDrawSpillsThenGoes) {
+  DrawPool pool;
+  DrawList list;
+  list.assign({{7, 10}}, 10, &pool);
+  EXPECT_FALSE(list.cut(7, 4, 10, &pool));
+  EXPECT_TRUE(list.spilled());  // one draw of less than the full amount: an array of 1
+  expectDraws(list, 10, {{7, 6}});
+  EXPECT_FALSE(list.cut(7, 1, 10, &pool));
+  expectDraws(list, 10, {{7, 5}});
+  EXPECT_TRUE(list.cut(7, 5, 10, &pool));
+  EXPECT_TRUE(list.empty());
+  EXPECT_FALSE(list.spilled());
+}
+
+TEST(DrawListAssign, OneDrawIsInlineOnlyWhenItIsTheFullAmount) {
+  DrawPool pool;
+  DrawList list;
+  list.assign({{3, 4}}, 9, &pool);  // a partial single draw, as a rollback may restore
+  EXPECT_TRUE(list.spilled());
+  expectDraws(list, 9, {{3, 4}});
+  list.assign({{5, 2}}, 9, &pool);  // same length: rewritten in place
+  EXPECT_TRUE(list.spilled());
+  expectDraws(list, 9, {{5, 2}});
+  list.assign({{5, 9}}, 9, &pool);
+  EXPECT_FALSE(list.spilled());
+  expectDraws(list, 9, {{5, 9}});
+  list.assign({{1, 4}, {5, 5}}, 9, &pool);
+  EXPECT_TRUE(list.spilled());
+  expectDraws(list, 9, {{1, 4}, {5, 5}});
+  list.assign({}, 9, &pool);
+  EXPECT_TRUE(list.empty());
+  EXPECT_FALSE(list.spilled());
+}
+
+TEST(DrawListCut, TwoDrawsBecomeTheOther) {
   DrawPool pool;
   for (uint32_t gone : {1u, 2u}) {
     DrawList list;
-    list.assign({{1, 5}, {2, 8}}, &pool);
-    EXPECT_FALSE(list.cut(gone, 1, &pool));
-    EXPECT_TRUE(list.cut(gone, gone == 1 ? 4 : 7, &pool));
+    list.assign({{1, 5}, {2, 8}}, 13, &pool);
+    EXPECT_FALSE(list.cut(gone, 1, 13, &pool));
+    EXPECT_TRUE(list.cut(gone, gone == 1 ? 4 : 7, 13, &pool));
+    // The draw left is not the full 13: it stays in an array of 1.
     const Draw kept = gone == 1 ? Draw{2, 8} : Draw{1, 5};
-    expectDraws(list, {kept});
-    EXPECT_EQ(list.amountFrom(gone), 0);
+    EXPECT_TRUE(list.spilled());
+    expectDraws(list, 13, {kept});
+    EXPECT_EQ(list.view(13).amountFrom(gone), 0);
+    list.release(&pool);
   }
+}
+
+TEST(DrawListCut, TwoDrawsBecomeAFullDrawWithoutAnArray) {
+  // A list whose draws sum to more than the full amount mid-re-draw: once the cut draw is
+  // gone, the other is the full amount, read from the tag alone.
+  DrawPool pool;
+  DrawList list;
+  list.assign({{1, 3}, {2, 10}}, 10, &pool);
+  EXPECT_TRUE(list.cut(1, 3, 10, &pool));
+  EXPECT_FALSE(list.spilled());
+  expectDraws(list, 10, {{2, 10}});
 }
 
 TEST(DrawListCut, LongerListsKeepTheirOrder) {
   DrawPool pool;
   DrawList list;
-  list.assign({{1, 1}, {2, 2}, {3, 3}, {4, 4}}, &pool);
-  EXPECT_TRUE(list.cut(2, 2, &pool));
-  expectDraws(list, {{1, 1}, {3, 3}, {4, 4}});
-  EXPECT_TRUE(list.cut(4, 4, &pool));
-  expectDraws(list, {{1, 1}, {3, 3}});
-  EXPECT_TRUE(list.cut(1, 1, &pool));
-  expectDraws(list, {{3, 3}});
+  list.assign({{1, 1}, {2, 2}, {3, 3}, {4, 4}}, 10, &pool);
+  EXPECT_TRUE(list.cut(2, 2, 10, &pool));
+  expectDraws(list, 10, {{1, 1}, {3, 3}, {4, 4}});
+  EXPECT_TRUE(list.cut(4, 4, 10, &pool));
+  expectDraws(list, 10, {{1, 1}, {3, 3}});
+  EXPECT_TRUE(list.cut(1, 1, 10, &pool));
+  expectDraws(list, 10, {{3, 3}});
   list.release(&pool);
   EXPECT_TRUE(list.empty());
 }
@@ -77,14 +129,22 @@ TEST(DrawListCut, LongerListsKeepTheirOrder) {
 TEST(DrawListCut, LongListsOutsideThePool) {
   DrawPool pool;
   std::vector<Draw> draws;
-  for (uint32_t g = 0; g < DrawPool::kMaxPooled + 3; ++g) draws.push_back({g, g + 1});
+  int64_t full = 0;
+  for (uint32_t g = 0; g < DrawPool::kMaxPooled + 3; ++g) {
+    draws.push_back({g, g + 1});
+    full += g + 1;
+  }
   DrawList list;
-  list.assign(draws, &pool);
-  EXPECT_TRUE(list.cut(0, 1, &pool));
+  list.assign(draws, full, &pool);
+  EXPECT_TRUE(list.cut(0, 1, full, &pool));
   draws.erase(draws.begin());
-  expectDraws(list, draws);
-  list.assign({{9, 9}}, &pool);
-  expectDraws(list, {{9, 9}});
+  expectDraws(list, full, draws);
+  // Moving a list (as a growing vector of lists does) keeps its array.
+  DrawList moved(std::move(list));
+  EXPECT_TRUE(list.empty());
+  expectDraws(moved, full, draws);
+  moved.assign({{9, 9}}, 9, &pool);
+  expectDraws(moved, 9, {{9, 9}});
 }
 
 TEST(DrawPool, ReleasedArraysAreReusedPerLength) {
