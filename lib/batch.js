@@ -21,6 +21,7 @@ const CHUNK = 4096;
 // new typed array with storage of its own while a grown WASM memory's new ArrayBuffer is
 // still young (two in a row), and that collection copies whatever the application has
 // just allocated (for fromJSON, often the parsed snapshot: 40 ms for one of 10^5 events).
+/** @type {Uint8Array | null} */
 let spareKinds = new Uint8Array(CHUNK);
 function takeKinds() {
   const kinds = spareKinds ?? new Uint8Array(CHUNK);
