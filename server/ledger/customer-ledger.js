@@ -10,14 +10,51 @@ import { orNull } from '../store/packs.js';
 // old generation: 1.4-1.8 s of garbage collection in a 10^6-entry rebuild).
 const RUN_ENTRIES = 4096;
 
-// applyPack's reused event objects and ids, one per slot of a run: applyBatch reads its
-// events only during the call, and replays run one at a time on this thread.
 const GRANT = KINDS.indexOf('grant');
 const CONSUME = KINDS.indexOf('consume');
-const packEvents = [];
-const packGrants = [];
-const packConsumptions = [];
-const packIds = [];
+
+// The grants and consumptions of a replay waiting for one applyBatch call, with each
+// entry's seq. The event objects are reused, one per slot: applyBatch reads its events
+// only during the call, and replays run one at a time on this thread, so one set serves
+// every run of every replay (no garbage per entry), whether the entries came as rows or
+// from a pack.
+class BatchRun {
+  events = [];
+  seqs = [];
+  #grants = [];
+  #consumptions = [];
+
+  get size() {
+    return this.events.length;
+  }
+
+  addGrant(seq, grantId, amount, startTime, endTime) {
+    const slot = this.events.length;
+    const event = (this.#grants[slot] ??= { kind: 'grant', grantId: '', amount: 0, startTime: 0, endTime: 0 });
+    event.grantId = grantId;
+    event.amount = amount;
+    event.startTime = startTime;
+    event.endTime = endTime;
+    this.events.push(event);
+    this.seqs[slot] = seq;
+  }
+
+  addConsume(seq, eventId, amount, timestamp) {
+    const slot = this.events.length;
+    const event = (this.#consumptions[slot] ??= { kind: 'consume', eventId: '', amount: 0, timestamp: 0 });
+    event.eventId = eventId;
+    event.amount = amount;
+    event.timestamp = timestamp;
+    this.events.push(event);
+    this.seqs[slot] = seq;
+  }
+
+  clear() {
+    this.events.length = 0;
+  }
+}
+
+const run = new BatchRun();
 
 export class LogDivergedError extends Error {
   constructor(customer, seq, what) {
@@ -84,119 +121,68 @@ export class CustomerLedger {
    * store/interface.js): each goes through applyPack, in its place.
    */
   applyEntries(entries) {
-    // The run's entries, and reused event objects for them: applyBatch reads its events
-    // only during the call, so one object per slot serves every run (no garbage per entry).
-    const run = [];
-    const events = [];
-    const grants = [];
-    const consumptions = [];
-    const flush = () => {
-      if (run.length === 0) return;
-      events.length = run.length;
-      const results = this.ledger.applyBatch(events);
-      for (let i = 0; i < run.length; i++) {
-        const [seq, kind, id] = run[i];
-        const result = results[i];
-        if (result instanceof Error) throw result;
-        if (kind === 'consume') {
-          if (!result) throw new LogDivergedError(this.customer, seq, `consumption ${JSON.stringify(id)} was not accepted`);
-          this.queued.delete(id);
-        }
-        this.seq = seq;
-      }
-      run.length = 0;
-    };
     for (const entry of entries) {
       if (!Array.isArray(entry)) {
-        flush();
         this.applyPack(entry);
         continue;
       }
       const kind = entry[1];
-      const slot = run.length;
-      if (kind === 'grant') {
-        const event = (grants[slot] ??= { kind: 'grant', grantId: '', amount: 0, startTime: 0, endTime: 0 });
-        event.grantId = entry[2];
-        event.amount = entry[3];
-        event.startTime = entry[4];
-        event.endTime = entry[5];
-        events[slot] = event;
-      } else if (kind === 'consume') {
-        const event = (consumptions[slot] ??= { kind: 'consume', eventId: '', amount: 0, timestamp: 0 });
-        event.eventId = entry[2];
-        event.amount = entry[3];
-        event.timestamp = entry[4];
-        events[slot] = event;
-      } else {
-        flush();
+      if (kind === 'grant') run.addGrant(entry[0], entry[2], entry[3], entry[4], entry[5]);
+      else if (kind === 'consume') run.addConsume(entry[0], entry[2], entry[3], entry[4]);
+      else {
+        this.#flushRun();
         this.apply(entry);
         continue;
       }
-      run.push(entry);
-      if (run.length >= RUN_ENTRIES) flush();
+      if (run.size >= RUN_ENTRIES) this.#flushRun();
     }
-    flush();
+    this.#flushRun();
   }
 
   /**
    * Applies a pack's entries (store/packs.js) in seq order, as applyEntries applies the
-   * same entries as rows: runs of grants and consumptions are written from the pack's
-   * columns straight into reused event objects for applyBatch (no tuple per entry), every
-   * other kind goes through apply(), in its place.
+   * same entries as rows: grants and consumptions go from the pack's columns straight into
+   * the run's reused event objects (no tuple per entry), every other kind through apply(),
+   * in its place.
    */
   applyPack(pack) {
     const { firstSeq, kinds, amounts, t1s, t2s, idLengths, idText } = pack;
-    const n = kinds.length;
-    const events = packEvents;
-    const ids = packIds;
     let at = 0; // where the next id starts in idText
-    let i = 0;
-    while (i < n) {
+    for (let i = 0; i < kinds.length; i++) {
       const code = kinds[i];
-      if (code !== GRANT && code !== CONSUME) {
-        const id = idText.slice(at, (at += idLengths[i]));
+      const id = idText.slice(at, (at += idLengths[i]));
+      if (code === GRANT) run.addGrant(firstSeq + i, id, orNull(amounts[i]), orNull(t1s[i]), orNull(t2s[i]));
+      else if (code === CONSUME) run.addConsume(firstSeq + i, id, orNull(amounts[i]), orNull(t1s[i]));
+      else {
+        this.#flushRun();
         this.apply([firstSeq + i, KINDS[code], id, orNull(amounts[i]), orNull(t1s[i]), orNull(t2s[i])]);
-        i++;
         continue;
       }
-      // A run of grants and consumptions, up to RUN_ENTRIES.
-      const start = i;
-      let slot = 0;
-      for (; i < n && slot < RUN_ENTRIES; i++, slot++) {
-        const kind = kinds[i];
-        if (kind !== GRANT && kind !== CONSUME) break;
-        const id = idText.slice(at, (at += idLengths[i]));
-        ids[slot] = id;
-        if (kind === GRANT) {
-          const event = (packGrants[slot] ??= { kind: 'grant', grantId: '', amount: 0, startTime: 0, endTime: 0 });
-          event.grantId = id;
-          event.amount = orNull(amounts[i]);
-          event.startTime = orNull(t1s[i]);
-          event.endTime = orNull(t2s[i]);
-          events[slot] = event;
-        } else {
-          const event = (packConsumptions[slot] ??= { kind: 'consume', eventId: '', amount: 0, timestamp: 0 });
-          event.eventId = id;
-          event.amount = orNull(amounts[i]);
-          event.timestamp = orNull(t1s[i]);
-          events[slot] = event;
-        }
-      }
-      events.length = slot;
+      if (run.size >= RUN_ENTRIES) this.#flushRun();
+    }
+    this.#flushRun();
+  }
+
+  // Applies the waiting run through one applyBatch call and empties it (also when an
+  // entry fails, so that the next replay starts with an empty run).
+  #flushRun() {
+    if (run.size === 0) return;
+    try {
+      const { events, seqs } = run;
       const results = this.ledger.applyBatch(events);
-      for (let k = 0; k < slot; k++) {
+      for (let k = 0; k < events.length; k++) {
         const result = results[k];
         if (result instanceof Error) throw result;
-        if (kinds[start + k] === CONSUME) {
-          if (!result)
-            throw new LogDivergedError(this.customer, firstSeq + start + k, `consumption ${JSON.stringify(ids[k])} was not accepted`);
-          this.queued.delete(ids[k]);
+        const event = events[k];
+        if (event.kind === 'consume') {
+          if (!result) throw new LogDivergedError(this.customer, seqs[k], `consumption ${JSON.stringify(event.eventId)} was not accepted`);
+          this.queued.delete(event.eventId);
         }
-        this.seq = firstSeq + start + k;
+        this.seq = seqs[k];
       }
+    } finally {
+      run.clear();
     }
-    events.length = 0;
-    ids.length = 0;
   }
 
   /** Applies one committed log entry (see store/interface.js for what each kind means). */
