@@ -7,9 +7,10 @@
 //    once the module itself is served gzipped.
 // 2. The main module: lib/inline-wasm.js bundled by esbuild with everything it imports
 //    (that intermediate, lib/instantiate.js, lib/ledger.js and its helpers) except
-//    lib/errors.js, which stays
-//    shared with the other entries so that there is one LedgerError class. One module to
-//    load instead of fifteen: Node's loader spends about 10 ms less on a cold start.
+//    lib/errors.js, which stays shared with the other entries so that there is one
+//    LedgerError class, and lib/inflate.js, which only platforms without a gunzip of their
+//    own import. One module to load instead of fifteen: Node's loader spends about 10 ms
+//    less on a cold start.
 //   node scripts/inline-wasm.mjs            (run by scripts/build-wasm.sh)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -62,6 +63,9 @@ await esbuild.build({
       name: 'shared-errors',
       setup(build) {
         build.onResolve({ filter: /^\.\/errors\.js$/ }, () => ({ path: '../lib/errors.js', external: true }));
+        // The gunzip for platforms with neither node:zlib nor DecompressionStream stays a
+        // module of its own, imported only there.
+        build.onResolve({ filter: /^\.\/inflate\.js$/ }, () => ({ path: '../lib/inflate.js', external: true }));
       },
     },
   ],

@@ -20,9 +20,13 @@ row 'dist/gpu_credit_ledger.wasm' dist/gpu_credit_ledger.wasm
 # Everything `import 'gpu-credit-ledger'` loads (lib/ and the main module), bundled and
 # minified as an application's bundler would.
 if [ -x node_modules/.bin/esbuild ]; then
+  # Split as an application's bundler splits dynamic imports: the entry chunk is what every
+  # platform loads; lib/inflate.js (a gunzip only platforms without one of their own
+  # import) is a chunk apart.
   node_modules/.bin/esbuild lib/index.js --bundle --minify --format=esm --platform=neutral \
-    --log-level=warning --outfile="$tmp/main-entry.js"
-  row "import 'gpu-credit-ledger', bundled (esbuild --minify)" "$tmp/main-entry.js"
+    --splitting --chunk-names='[name]' --log-level=warning --outdir="$tmp/main-entry"
+  row "import 'gpu-credit-ledger', bundled (esbuild --minify)" "$tmp/main-entry/index.js"
+  row "  and where neither node:zlib nor DecompressionStream is" "$tmp/main-entry/inflate.js"
   node_modules/.bin/esbuild lib/wasm-file.js --bundle --minify --format=esm --platform=neutral \
     --log-level=warning --outfile="$tmp/wasm-file-entry.js"
   row "import 'gpu-credit-ledger/wasm-file', bundled (+ the .wasm)" "$tmp/wasm-file-entry.js"

@@ -3,7 +3,8 @@
 // scripts/inline-wasm.mjs). It must decode to exactly the separate .wasm file on every
 // path lib/inline-wasm.js can take (Node's zlib, DecompressionStream, lib/inflate.js),
 // and the module it instantiates must answer like the main entry. In Node the module
-// reads the package's .wasm file instead when it is this build's, and only then. lib/inflate.js is held
+// reads the package's .wasm file instead when it is this build's, and only then. The main module
+// imports lib/inflate.js dynamically, on the last path only. lib/inflate.js is held
 // to zlib on stored, fixed-Huffman and dynamic-Huffman blocks, and refuses corrupt input.
 import * as fs from 'node:fs';
 import { readFileSync } from 'node:fs';
