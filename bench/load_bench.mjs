@@ -63,6 +63,22 @@ for (const n of sizes) {
       return s;
     });
     row(`applyBatch in runs of ${RUN}`, n, runs);
+    if (typeof GPULedger.prototype.reserve === 'function') {
+      // The same after reserve(n), as the service's rebuild does: the arrays grow once.
+      const reserved = best(repeats, () => {
+        const start = process.hrtime.bigint();
+        const ledger = new GPULedger();
+        ledger.reserve(n);
+        for (let from = 0; from < n; from += RUN) {
+          const results = ledger.applyBatch(events.slice(from, from + RUN));
+          if (results.some((r) => r !== true)) throw new Error('bench: applyBatch refused an event');
+        }
+        const s = seconds(start);
+        ledger.dispose();
+        return s;
+      });
+      row(`reserve(n), runs of ${RUN}`, n, reserved);
+    }
   }
   const snapshot = snapshotOf(n);
   const text = JSON.stringify(snapshot);

@@ -7,7 +7,9 @@
 //   1. a WebAssembly.Memory grown by 64 MiB: its pages written once, then again;
 //   2. the bulk load of bench/load_bench.mjs (applyBatch, 10^6 events; --quick: 10^5)
 //      in a fresh process, then again in the same process after dispose(), when the
-//      memory is already mapped: time and page faults (process.resourceUsage()).
+//      memory is already mapped: time and page faults (process.resourceUsage());
+//   3. the same events in runs of 4,096, one applyBatch each (how the service replays a
+//      log), in fresh processes, without and with reserve(n) first.
 //   node bench/page_faults.mjs [--quick]
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -50,11 +52,31 @@ async function loadTwice(n) {
   return out;
 }
 
+// The service's replay of a log (server/ledger/customer-ledger.js): one applyBatch per run
+// of 4,096 events, after reserve(n) when `reserve` is set; one pass, in a fresh process.
+async function loadInRuns(n, reserve) {
+  const { GPULedger } = await import('gpu-credit-ledger');
+  const { eventsOf } = await import('./generators.mjs');
+  const events = eventsOf(n);
+  const runs = [];
+  for (let from = 0; from < n; from += 4096) runs.push(events.slice(from, from + 4096));
+  const f0 = faults();
+  const start = process.hrtime.bigint();
+  const ledger = new GPULedger();
+  if (reserve) ledger.reserve(n);
+  for (const run of runs) {
+    if (ledger.applyBatch(run).some((result) => result !== true)) throw new Error('bench: applyBatch refused an event');
+  }
+  return { ms: since(start), faults: faults() - f0, heap: GPULedger.wasmHeapBytes() };
+}
+
 const child = process.argv[2];
 if (child === '--child-touch') {
   process.stdout.write(JSON.stringify(touchMemory()));
 } else if (child === '--child-load') {
   process.stdout.write(JSON.stringify(await loadTwice(Number(process.argv[3]))));
+} else if (child === '--child-runs') {
+  process.stdout.write(JSON.stringify(await loadInRuns(Number(process.argv[3]), process.argv[4] === 'reserve')));
 } else {
   const quick = process.argv.includes('--quick');
   const run = (...args) => JSON.parse(execFileSync(process.execPath, [self, ...args], { encoding: 'utf8' }));
@@ -74,5 +96,11 @@ if (child === '--child-touch') {
     const [first, second] = run('--child-load', String(n));
     row(`applyBatch ${n} events, fresh process (${(first.heap / 2 ** 20).toFixed(0)} MiB in use)`, first);
     row(`  again after dispose(), in the memory already mapped`, second);
+  }
+  for (let i = 0; i < 2; i++) {
+    for (const reserve of ['', 'reserve']) {
+      const r = run('--child-runs', String(n), reserve);
+      row(`${reserve ? 'reserve(n), then ' : ''}runs of 4096, fresh process (${(r.heap / 2 ** 20).toFixed(0)} MiB)`, r);
+    }
   }
 }

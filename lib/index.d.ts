@@ -255,6 +255,16 @@ export declare class GPULedger {
   applyBatch(events: readonly BatchEvent[]): (boolean | Error)[];
 
   /**
+   * Makes room for `count` more grants and consumptions at once, when the heap allows it
+   * (else nothing): a load that arrives in parts (a log replayed one `applyBatch` per
+   * page) then grows the ledger's arrays and the WebAssembly memory once instead of step
+   * by step. Changes no answer; the room counts in `wasmHeapBytes()`.
+   * @throws {TypeError} when `count` is not a number.
+   * @throws {RangeError} when `count` is not an integer in [0, 2^53 - 1].
+   */
+  reserve(count: number): void;
+
+  /**
    * The largest amount `consume(_, amount, timestamp)` would accept now (0 if none). It
    * can be lower than `getBalance(timestamp)`: credit a later accepted consumption relies
    * on is reserved (one grant of 4 on [0, 2] and a consumption of 1 at 1: the balance at 0

@@ -39,7 +39,7 @@ export function makeApi(module) {
   const raw = module.exports;
   const { Status, REJECT_REASONS, MAX_ID_BYTES, MAX_SAFE } = readCoreTable(module.HEAPU8, raw.coreTable());
   const checks = makeChecks({ MAX_ID_BYTES, MAX_SAFE });
-  const { checkId, checkAmount, checkTime, checkWindow, checkTryConsumeOptions, checkListener } = checks;
+  const { checkId, checkCount, checkAmount, checkTime, checkWindow, checkTryConsumeOptions, checkListener } = checks;
   const statusError = makeStatusErrors(Status, maxSafeText(MAX_SAFE));
 
   // Frees the WASM object of a ledger that was garbage-collected without dispose().
@@ -228,6 +228,19 @@ export function makeApi(module) {
       runBatch(module, raw, this.#self, MAX_ID_BYTES, events.length, describe, settle);
       this.#takeAcceptedPending();
       return results;
+    }
+
+    /**
+     * Makes room for `count` more grants and consumptions at once, when the heap allows it
+     * (else nothing): a load that arrives in parts (a log replayed one `applyBatch` per
+     * page) then grows the ledger's arrays and the WebAssembly memory once instead of step
+     * by step. Changes no answer; the room counts in `wasmHeapBytes()`.
+     */
+    reserve(count) {
+      const self = this.#at('reserve');
+      checkCount('reserve', 'count', count);
+      // The core takes an int32 and never holds 2^31 events: a larger count asks for as much.
+      raw.reserveEvents(self, Math.min(count, 0x7fffffff));
     }
 
     // --- Previews ---

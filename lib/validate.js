@@ -70,6 +70,10 @@ export function makeChecks({ MAX_ID_BYTES, MAX_SAFE }) {
     }
   }
 
+  function checkCount(method, name, value) {
+    checkInteger(method, name, value, 0);
+  }
+
   function checkAmount(method, name, value) {
     checkInteger(method, name, value, 1);
   }
@@ -106,5 +110,5 @@ export function makeChecks({ MAX_ID_BYTES, MAX_SAFE }) {
     }
   }
 
-  return Object.freeze({ checkId, checkAmount, checkTime, checkWindow, checkTryConsumeOptions, checkListener });
+  return Object.freeze({ checkId, checkCount, checkAmount, checkTime, checkWindow, checkTryConsumeOptions, checkListener });
 }

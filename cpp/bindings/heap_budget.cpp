@@ -32,7 +32,8 @@ size_t HeapShare::spareBytes(CallCost cost) const {
 }
 
 bool HeapShare::allowsBytes(size_t extra) const {
-  return heldByAllLedgers + held_ + extra + kHeapSlackBytes <= heapMax();
+  // Written so that no sum wraps, whatever `extra` is (sizes are 32-bit in WebAssembly).
+  return extra <= heapMax() && heldByAllLedgers + held_ + kHeapSlackBytes <= heapMax() - extra;
 }
 
 void HeapShare::growHeapFor(size_t extra) const {

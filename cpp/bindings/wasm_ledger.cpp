@@ -233,12 +233,18 @@ constexpr size_t kUnreservedBytesPerEvent = 160;
 
 void WasmLedger::reserveEvents(int count) {
   if (count <= 0) return;
-  const auto n = static_cast<size_t>(count);
+  // Never past the event limit (Ledger::reserve stops there too): the events beyond it
+  // could not be accepted, and the estimate below stays within 32 bits before its last
+  // product, which is taken in 64.
+  const size_t held = ledger_.grantCount() + ledger_.consumptionCount();
+  const size_t n = std::min(static_cast<size_t>(count),
+                            gcl::Ledger::kMaxEvents - std::min(gcl::Ledger::kMaxEvents, held));
+  if (n == 0) return;
   // What the ledger will hold after the batch, about: the engine's per-event structures
   // that reserve() does not size (balance tree, draw lists of the grants, ids) included.
-  const size_t expected = ledger_.reserveBytes(n) + n * kUnreservedBytesPerEvent;
-  if (!heap_.allowsBytes(expected)) return;
-  heap_.growHeapFor(expected);
+  const uint64_t expected = uint64_t{ledger_.reserveBytes(n)} + uint64_t{n} * kUnreservedBytesPerEvent;
+  if (expected > SIZE_MAX || !heap_.allowsBytes(static_cast<size_t>(expected))) return;
+  heap_.growHeapFor(static_cast<size_t>(expected));
   ledger_.reserve(n);
   account();
 }

@@ -91,8 +91,8 @@ export class CustomerLedger {
     });
   }
 
-  /** Rebuilds a customer from what the store returned by `load` (snapshot, then log entries in seq order). */
-  static rebuild(customer, { snapshot, entries }) {
+  /** Rebuilds a customer from what the store returned by `load` (snapshot, then log entries in seq order, up to lastSeq). */
+  static rebuild(customer, { snapshot, entries, lastSeq }) {
     let state;
     if (snapshot === null) {
       state = new CustomerLedger(customer);
@@ -104,6 +104,9 @@ export class CustomerLedger {
       for (const [grantId, amount, startTime, endTime] of voidedGrants) state.voided.set(grantId, [amount, startTime, endTime]);
     }
     try {
+      // Room for the whole log after the snapshot at once (a bound: not every entry is an
+      // event): the replay's arrays and the WebAssembly memory then grow once.
+      if (lastSeq > state.seq) state.ledger.reserve(lastSeq - state.seq);
       state.applyEntries(entries);
     } catch (error) {
       state.dispose();

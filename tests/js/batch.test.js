@@ -234,6 +234,84 @@ describe('applyBatch', () => {
   });
 });
 
+describe('reserve', () => {
+  it('changes no answer: events loaded in parts after reserve() are the single calls, results and ledger', () => {
+    for (let seed = BASE_SEED; seed < BASE_SEED + 4; seed++) {
+      const random = mulberry32(seed);
+      const events = Array.from({ length: 1200 }, (_, i) => randomEvent(random, i));
+      const single = new GPULedger();
+      const expected = applySingly(single, events).map(describeResult);
+      const parted = new GPULedger();
+      parted.reserve(events.length);
+      const results = [];
+      for (let i = 0; i < events.length; i += 100) {
+        if (i === 600) parted.reserve(10 ** 6); // a second, larger hint between parts
+        results.push(...parted.applyBatch(events.slice(i, i + 100)));
+      }
+      expect(
+        results.map((result, i) =>
+          result instanceof TypeError && expected[i] === 'not an event' ? 'not an event' : describeResult(result),
+        ),
+        `seed ${seed}`,
+      ).toEqual(expected);
+      expect(observe(parted), `seed ${seed}`).toEqual(observe(single));
+      parted.dispose();
+      single.dispose();
+    }
+  });
+
+  it('leaves reallocated() and every answer as they were, and declines a hint the heap cannot hold', () => {
+    const ledger = new GPULedger();
+    ledger.addGrant('late', 5, 0, 30);
+    ledger.addGrant('early', 5, 0, 10);
+    ledger.consume('c1', 4, 5);
+    ledger.addGrant('earlier', 5, 0, 8); // re-routes c1
+    const before = observe(ledger);
+    expect(before.reallocated.length).toBe(1);
+    for (const count of [0, 1, 4096]) {
+      expect(ledger.reserve(count)).toBeUndefined();
+      expect(observe(ledger), `count ${count}`).toEqual(before);
+    }
+    // More than the heap's ceiling can hold (2^26 events, the most a ledger takes, need
+    // more than 2 GiB): declined, nothing reserved.
+    const heap = GPULedger.wasmHeapBytes();
+    for (const count of [2 ** 26, 2 ** 31, Number.MAX_SAFE_INTEGER]) {
+      expect(ledger.reserve(count)).toBeUndefined();
+      expect(observe(ledger), `count ${count}`).toEqual(before);
+      expect(GPULedger.wasmHeapBytes(), `count ${count}`).toBe(heap);
+    }
+    expect(ledger.consume('c2', 3, 6)).toBe(true); // still takes events after the hints
+    ledger.dispose();
+  });
+
+  it('refuses a count that is not a non-negative safe integer, and changes nothing', () => {
+    const ledger = new GPULedger();
+    ledger.addGrant('g', 5, 0, 10);
+    ledger.consume('c', 2, 3);
+    const before = observe(ledger);
+    const heap = GPULedger.wasmHeapBytes();
+    for (const [bad, type] of [
+      [undefined, TypeError],
+      [null, TypeError],
+      ['10', TypeError],
+      [10n, TypeError],
+      [-1, RangeError],
+      [1.5, RangeError],
+      [Number.NaN, RangeError],
+      [Infinity, RangeError],
+      [2 ** 53, RangeError],
+    ]) {
+      const error = thrown(() => ledger.reserve(bad));
+      expect(error, String(bad)).toBeInstanceOf(type);
+      expect(error.message).toMatch(/^reserve: count must be /);
+    }
+    expect(observe(ledger)).toEqual(before);
+    expect(GPULedger.wasmHeapBytes()).toBe(heap);
+    ledger.dispose();
+    expect(thrown(() => ledger.reserve(1)).code).toBe('DISPOSED');
+  });
+});
+
 describe('fromJSON through the batch path', () => {
   const doc = (grants, consumptions) => ({ format: 'gpu-credit-ledger', version: 2, horizon: 0, grants, consumptions });
   const grant = (grantId, amount = 10) => ({ grantId, amount, startTime: 0, endTime: 100 });
