@@ -242,7 +242,8 @@ void WasmLedger::reserveEvents(int count) {
   if (n == 0) return;
   // What the ledger will hold after the batch, about: the engine's per-event structures
   // that reserve() does not size (balance tree, draw lists of the grants, ids) included.
-  const uint64_t expected = uint64_t{ledger_.reserveBytes(n)} + uint64_t{n} * kUnreservedBytesPerEvent;
+  const uint64_t expected =
+      uint64_t{ledger_.reserveBytes(n)} + uint64_t{n} * kUnreservedBytesPerEvent;
   if (expected > SIZE_MAX || !heap_.allowsBytes(static_cast<size_t>(expected))) return;
   heap_.growHeapFor(static_cast<size_t>(expected));
   ledger_.reserve(n);
