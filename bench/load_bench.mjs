@@ -51,11 +51,11 @@ for (const n of sizes) {
     // The service replays a customer's log in runs of 4,096 entries, one applyBatch each
     // (server/ledger/customer-ledger.js): every run reserves room again, so a reservation
     // that does not grow geometrically shows here as a load that grows quadratically. The
-    // service reserves the log's length first (reserve(n)), where the package has it.
+    // service reserves the log's length first (reserveEvents(n)), where the package has it.
     const inRuns = (reserve) => () => {
       const start = process.hrtime.bigint();
       const ledger = new GPULedger();
-      if (reserve) ledger.reserve(n);
+      if (reserve) ledger.reserveEvents(n);
       for (let from = 0; from < n; from += RUN) {
         const results = ledger.applyBatch(events.slice(from, from + RUN));
         if (results.some((r) => r !== true)) throw new Error('bench: applyBatch refused an event');
@@ -65,7 +65,7 @@ for (const n of sizes) {
       return s;
     };
     row(`applyBatch in runs of ${RUN}`, n, best(repeats, inRuns(false)));
-    if (typeof GPULedger.prototype.reserve === 'function') row(`reserve(n), runs of ${RUN}`, n, best(repeats, inRuns(true)));
+    if (typeof GPULedger.prototype.reserveEvents === 'function') row(`reserveEvents(n), runs of ${RUN}`, n, best(repeats, inRuns(true)));
   }
   const snapshot = snapshotOf(n);
   const text = JSON.stringify(snapshot);

@@ -9,7 +9,7 @@
 //      in a fresh process, then again in the same process after dispose(), when the
 //      memory is already mapped: time and page faults (process.resourceUsage());
 //   3. the same events in runs of 4,096, one applyBatch each (how the service replays a
-//      log), in fresh processes, without and with reserve(n) first.
+//      log), in fresh processes, without and with reserveEvents(n) first.
 //   node bench/page_faults.mjs [--quick]
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -53,7 +53,7 @@ async function loadTwice(n) {
 }
 
 // The service's replay of a log (server/ledger/customer-ledger.js): one applyBatch per run
-// of 4,096 events, after reserve(n) when `reserve` is set; one pass, in a fresh process.
+// of 4,096 events, after reserveEvents(n) when `reserve` is set; one pass, in a fresh process.
 async function loadInRuns(n, reserve) {
   const { GPULedger } = await import('gpu-credit-ledger');
   const { eventsOf } = await import('./generators.mjs');
@@ -63,7 +63,7 @@ async function loadInRuns(n, reserve) {
   const f0 = faults();
   const start = process.hrtime.bigint();
   const ledger = new GPULedger();
-  if (reserve) ledger.reserve(n);
+  if (reserve) ledger.reserveEvents(n);
   for (const run of runs) {
     if (ledger.applyBatch(run).some((result) => result !== true)) throw new Error('bench: applyBatch refused an event');
   }
@@ -100,7 +100,7 @@ if (child === '--child-touch') {
   for (let i = 0; i < 2; i++) {
     for (const reserve of ['', 'reserve']) {
       const r = run('--child-runs', String(n), reserve);
-      row(`${reserve ? 'reserve(n), then ' : ''}runs of 4096, fresh process (${(r.heap / 2 ** 20).toFixed(0)} MiB)`, r);
+      row(`${reserve ? 'reserveEvents(n), then ' : ''}runs of 4096, fresh process (${(r.heap / 2 ** 20).toFixed(0)} MiB)`, r);
     }
   }
 }

@@ -262,7 +262,7 @@ export declare class GPULedger {
    * @throws {TypeError} when `count` is not a number.
    * @throws {RangeError} when `count` is not an integer in [0, 2^53 - 1].
    */
-  reserve(count: number): void;
+  reserveEvents(count: number): void;
 
   /**
    * The largest amount `consume(_, amount, timestamp)` would accept now (0 if none). It

@@ -236,9 +236,9 @@ export function makeApi(module) {
      * page) then grows the ledger's arrays and the WebAssembly memory once instead of step
      * by step. Changes no answer; the room counts in `wasmHeapBytes()`.
      */
-    reserve(count) {
-      const self = this.#at('reserve');
-      checkCount('reserve', 'count', count);
+    reserveEvents(count) {
+      const self = this.#at('reserveEvents');
+      checkCount('reserveEvents', 'count', count);
       // The core takes an int32 and never holds 2^31 events: a larger count asks for as much.
       raw.reserveEvents(self, Math.min(count, 0x7fffffff));
     }

@@ -106,7 +106,7 @@ export class CustomerLedger {
     try {
       // Room for the whole log after the snapshot at once (a bound: not every entry is an
       // event): the replay's arrays and the WebAssembly memory then grow once.
-      if (lastSeq > state.seq) state.ledger.reserve(lastSeq - state.seq);
+      if (lastSeq > state.seq) state.ledger.reserveEvents(lastSeq - state.seq);
       state.applyEntries(entries);
     } catch (error) {
       state.dispose();

@@ -234,18 +234,18 @@ describe('applyBatch', () => {
   });
 });
 
-describe('reserve', () => {
-  it('changes no answer: events loaded in parts after reserve() are the single calls, results and ledger', () => {
+describe('reserveEvents', () => {
+  it('changes no answer: events loaded in parts after reserveEvents() are the single calls, results and ledger', () => {
     for (let seed = BASE_SEED; seed < BASE_SEED + 4; seed++) {
       const random = mulberry32(seed);
       const events = Array.from({ length: 1200 }, (_, i) => randomEvent(random, i));
       const single = new GPULedger();
       const expected = applySingly(single, events).map(describeResult);
       const parted = new GPULedger();
-      parted.reserve(events.length);
+      parted.reserveEvents(events.length);
       const results = [];
       for (let i = 0; i < events.length; i += 100) {
-        if (i === 600) parted.reserve(10 ** 6); // a second, larger hint between parts
+        if (i === 600) parted.reserveEvents(10 ** 6); // a second, larger hint between parts
         results.push(...parted.applyBatch(events.slice(i, i + 100)));
       }
       expect(
@@ -269,14 +269,14 @@ describe('reserve', () => {
     const before = observe(ledger);
     expect(before.reallocated.length).toBe(1);
     for (const count of [0, 1, 4096]) {
-      expect(ledger.reserve(count)).toBeUndefined();
+      expect(ledger.reserveEvents(count)).toBeUndefined();
       expect(observe(ledger), `count ${count}`).toEqual(before);
     }
     // More than the heap's ceiling can hold (2^26 events, the most a ledger takes, need
     // more than 2 GiB): declined, nothing reserved.
     const heap = GPULedger.wasmHeapBytes();
     for (const count of [2 ** 26, 2 ** 31, Number.MAX_SAFE_INTEGER]) {
-      expect(ledger.reserve(count)).toBeUndefined();
+      expect(ledger.reserveEvents(count)).toBeUndefined();
       expect(observe(ledger), `count ${count}`).toEqual(before);
       expect(GPULedger.wasmHeapBytes(), `count ${count}`).toBe(heap);
     }
@@ -301,14 +301,14 @@ describe('reserve', () => {
       [Infinity, RangeError],
       [2 ** 53, RangeError],
     ]) {
-      const error = thrown(() => ledger.reserve(bad));
+      const error = thrown(() => ledger.reserveEvents(bad));
       expect(error, String(bad)).toBeInstanceOf(type);
-      expect(error.message).toMatch(/^reserve: count must be /);
+      expect(error.message).toMatch(/^reserveEvents: count must be /);
     }
     expect(observe(ledger)).toEqual(before);
     expect(GPULedger.wasmHeapBytes()).toBe(heap);
     ledger.dispose();
-    expect(thrown(() => ledger.reserve(1)).code).toBe('DISPOSED');
+    expect(thrown(() => ledger.reserveEvents(1)).code).toBe('DISPOSED');
   });
 });
 
