@@ -100,7 +100,7 @@ if (child === '--child-touch') {
   for (let i = 0; i < 2; i++) {
     for (const reserve of ['', 'reserve']) {
       const r = run('--child-runs', String(n), reserve);
-      row(`${reserve ? 'reserveEvents(n), then ' : ''}runs of 4096, fresh process (${(r.heap / 2 ** 20).toFixed(0)} MiB)`, r);
+      row(`${reserve ? 'reserveEvents(n), ' : ''}runs of 4096, new process (${(r.heap / 2 ** 20).toFixed(0)} MiB)`, r);
     }
   }
 }
