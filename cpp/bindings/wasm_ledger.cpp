@@ -233,12 +233,10 @@ constexpr size_t kUnreservedBytesPerEvent = 160;
 
 void WasmLedger::reserveEvents(int count) {
   if (count <= 0) return;
-  // Never past the event limit (Ledger::reserve stops there too): the events beyond it
+  // Never past the event limit, where Ledger::reserve stops too: the events beyond it
   // could not be accepted, and the estimate below stays within 32 bits before its last
   // product, which is taken in 64.
-  const size_t held = ledger_.grantCount() + ledger_.consumptionCount();
-  const size_t n = std::min(static_cast<size_t>(count),
-                            gcl::Ledger::kMaxEvents - std::min(gcl::Ledger::kMaxEvents, held));
+  const size_t n = ledger_.eventRoom(static_cast<size_t>(count));
   if (n == 0) return;
   // What the ledger will hold after the batch, about: the engine's per-event structures
   // that reserve() does not size (balance tree, draw lists of the grants, ids) included.

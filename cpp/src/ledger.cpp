@@ -225,10 +225,13 @@ void Ledger::setIndexAllowance(size_t bytes) {
   engine_->setIndexAllowance(bytes);
 }
 
+size_t Ledger::eventRoom(size_t count) const {
+  return std::min(count, kMaxEvents - std::min(kMaxEvents, grantCount() + consumptionCount()));
+}
+
 void Ledger::reserve(size_t consumptions) {
   // Never past the event limit: the ids beyond it could not be accepted anyway.
-  const size_t room = kMaxEvents - std::min(kMaxEvents, grantCount() + consumptionCount());
-  const size_t count = std::min(consumptions, room);
+  const size_t count = eventRoom(consumptions);
   if (count == 0) return;
   eventIds_->reserve(count, 0);
   engine_->reserve(count);

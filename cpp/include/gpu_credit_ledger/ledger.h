@@ -205,6 +205,9 @@ class Ledger {
   // ids, the engine's per-consumption arrays), so that loading that many does not grow
   // and copy them step by step. Changes no answer; memoryBytes() counts the room.
   void reserve(size_t consumptions);
+  // How many of `count` more events the event limit (kMaxEvents) leaves room for: what
+  // reserve() makes room for at most.
+  size_t eventRoom(size_t count) const;
   // What reserve(consumptions) would add to memoryBytes(), at most.
   size_t reserveBytes(size_t consumptions) const;
   // Bytes the next calls may allocate for an optional index beyond what they must (see
