@@ -5,7 +5,9 @@
 // the chain onto the next grant: it is rejected (WOULD_UNFUND, blocked by the one at n).
 // Timed per call: the first, retries (median and slowest of 20), retries each after an
 // in-order consumption, retries each after a grant for the future (starting after every
-// consumption), and the same for tryConsume dry runs, on a fresh ledger each.
+// consumption), retries each after the chain grows by a link (a unit grant from the latest
+// consumption's time, then an in-order consumption), and the same for tryConsume dry runs,
+// on a fresh ledger each.
 //   node bench/rejection_bench.mjs [--quick] [--before DIR]
 // --quick stops at n = 10^4; --before DIR runs the same against the package in DIR (a
 // checkout of an earlier commit with its dist/ built) first, for a before/after table.
@@ -69,6 +71,15 @@ function measure(Ledger, n) {
         return call(ledger);
       }),
     );
+    // The chain grows by a link: a unit grant from the latest consumption's time, then a
+    // consumption after it. The grant lifts the bound of fact 18 by its credit each time.
+    out[`${name} after growth`] = median(
+      Array.from({ length: RETRIES }, (_, k) => {
+        ledger.addGrant(`h${k}`, 1, head - 1, head);
+        inOrder(ledger);
+        return call(ledger);
+      }),
+    );
     ledger.dispose();
   }
   return out;
@@ -79,9 +90,10 @@ const runs = await builds(GPULedger, 'after');
 console.log('\nA backdated call the chain rejects (fact 8), per call in ms');
 console.log(
   `(median of ${RETRIES} for retries; each retry "after write" follows an in-order consume, ` +
-    `"after grant" an addGrant starting after every consumption)`,
+    `"after grant" an addGrant starting after every consumption, "after growth" a unit grant ` +
+    `from the latest consumption's time and an in-order consume)`,
 );
-const columns = ['first', 'retry', 'retry max', 'after write', 'after grant'];
+const columns = ['first', 'retry', 'retry max', 'after write', 'after grant', 'after growth'];
 console.log(`${'build'.padEnd(7)} ${'call'.padEnd(11)} ${pad('n', 7)} ${columns.map((c) => pad(c, 12)).join(' ')}`);
 // One discarded round per build first, so that the code every path runs is compiled before
 // the first timed call (V8 compiles WebAssembly functions lazily, on their first call).
@@ -105,7 +117,9 @@ if (runs.length > 1) {
     const ratio = (key) => pad(`${(b[key] / a[key]).toFixed(0)}x`, 8);
     console.log(
       `${pad(n, 7)}  consume retry ${ratio('consume retry')}  after write ${ratio('consume after write')}` +
-        `  tryConsume retry ${ratio('tryConsume retry')}  after write ${ratio('tryConsume after write')}`,
+        `  after growth ${ratio('consume after growth')}` +
+        `  tryConsume retry ${ratio('tryConsume retry')}  after write ${ratio('tryConsume after write')}` +
+        `  after growth ${ratio('tryConsume after growth')}`,
     );
   }
 }

@@ -3,81 +3,11 @@
 #include <algorithm>
 #include <utility>
 
+#include "prefix_add_max.h"
 #include "sort_keys.h"
 
 namespace gcl {
 namespace {
-
-constexpr int64_t kUnset = INT64_MIN / 4;  // below any score
-constexpr size_t kNone = SIZE_MAX;
-
-// The maximum of values set at positions 0, 1, 2, ... in order, under "add delta >= 0 to
-// every position before `end`" (end at most the number set). A position whose value is
-// <= that of an earlier one can never be the maximum again: every add that reaches it
-// reaches the earlier one too. So only a chain of candidates with increasing values is
-// kept, each as its difference to the previous one; a dominated candidate is unlinked and
-// skipped from then on (union-find "next live position"). Amortized O(α) per call.
-class PrefixAddMax {
- public:
-  explicit PrefixAddMax(size_t size) : next_(size + 1), previous_(size, kNone), diff_(size, 0) {
-    for (size_t i = 0; i <= size; ++i) next_[i] = i;
-  }
-  int64_t max() const { return top_ == kNone ? kUnset : topValue_; }
-  size_t bytes() const {
-    return (next_.capacity() + previous_.capacity()) * sizeof(size_t) +
-           diff_.capacity() * sizeof(int64_t);
-  }
-
-  void append(size_t position, int64_t value) {
-    if (top_ != kNone && value <= topValue_) {
-      unlink(position);
-      return;
-    }
-    if (top_ != kNone) diff_[position] = value - topValue_;
-    previous_[position] = top_;
-    top_ = position;
-    topValue_ = value;
-  }
-
-  void addPrefix(size_t end, int64_t delta) {
-    if (top_ == kNone || end == 0) return;
-    size_t first = live(end);  // the first candidate not reached by the add
-    if (first > top_) {
-      topValue_ += delta;  // every candidate is reached
-      return;
-    }
-    if (previous_[first] == kNone) return;  // no candidate is reached
-    diff_[first] -= delta;
-    while (diff_[first] <= 0) {  // now no better than the candidate before it
-      const size_t before = previous_[first];
-      unlink(first);
-      if (first == top_) {
-        topValue_ -= diff_[first];
-        top_ = before;
-        return;
-      }
-      const size_t after = live(first + 1);
-      diff_[after] += diff_[first];
-      previous_[after] = before;
-      first = after;
-    }
-  }
-
- private:
-  void unlink(size_t position) { next_[position] = position + 1; }
-  size_t live(size_t position) {
-    size_t root = position;
-    while (next_[root] != root) root = next_[root];
-    while (next_[position] != root) position = std::exchange(next_[position], root);
-    return root;
-  }
-
-  std::vector<size_t> next_;      // union-find: the first live position at or after i
-  std::vector<size_t> previous_;  // the candidate before, for live candidates
-  std::vector<int64_t> diff_;     // value minus the previous candidate's value
-  size_t top_ = kNone;            // the last candidate: it holds the maximum
-  int64_t topValue_ = kUnset;
-};
 
 // The first index of ascending `times` at or after `time`, searched outward from `hint`
 // (galloping): O(log d) for an answer d places away, O(1) when windows arrive in start order.
@@ -113,7 +43,7 @@ size_t firstAtOrAfter(const std::vector<int64_t>& times, int64_t time, size_t hi
 // ascending end) and how far each list is taken in.
 struct HeadroomIndex::Side::Sweep {
   explicit Sweep(std::vector<Window> ends) : windows(std::move(ends)) {}
-  PrefixAddMax chains{0};  // sized when the sweep starts: a side never queried costs nothing
+  PrefixAddMax chains;  // sized when the sweep starts: a side never queried costs nothing
   bool started = false;
   std::vector<Window> windows;
   int64_t endedBefore = 0;
@@ -157,13 +87,14 @@ void HeadroomIndex::Side::sweepThrough(int64_t time) const {
     const int64_t step = std::min(consumptionStep, windowStep);
     if (step > time) return;  // not in effect at `time`: a later query sweeps it
     if (!s.started) {
-      s.chains = PrefixAddMax(times_.size());
+      s.chains.reserve(times_.size());
       s.started = true;
     }
     if (consumptionStep == step) {
       // F(p) sees everything in effect at p: all steps up to p, none at p + 1.
       const int64_t score = demand_[s.joined] + std::max(s.endedBefore, s.chains.max());
-      s.chains.append(s.joined++, score);
+      s.chains.append(score);
+      ++s.joined;
     }
     for (; s.next < windows.size() && windows[s.next].endTime + 1 == step; ++s.next) {
       s.endedBefore += windows[s.next].amount;

@@ -34,6 +34,21 @@ void IncrementalEngine::addGrant(uint32_t grant) {
   }
   // Draws before its start stay as they were (fact 3), in the trial too.
   if (start <= blocked_.blockerTime) blocked_.valid = false;
+  if (!trackers_.empty()) trackGrant(grant);
+}
+
+void IncrementalEngine::trackGrant(uint32_t grant) {
+  // A tracker goes when the grant ends before the latest consumption (fact 21).
+  for (size_t i = trackers_.size(); i-- > 0;) {
+    if (!trackers_[i]->addGrant(grants_.amount[grant], grants_.startTime[grant],
+                                grants_.endTime[grant])) {
+      trackers_.erase(trackers_.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+}
+
+void IncrementalEngine::trackConsumption(int64_t amount, int64_t timestamp) {
+  for (const auto& tracker : trackers_) tracker->consume(amount, timestamp);
 }
 
 bool IncrementalEngine::consume(int64_t amount, int64_t timestamp) {
@@ -86,6 +101,7 @@ bool IncrementalEngine::consumeAtHead(int64_t amount, int64_t timestamp) {
   beginChange();
   setDraws(c, fresh_);
   commitChange(c);
+  if (!trackers_.empty()) trackConsumption(amount, timestamp);
   return true;
 }
 
@@ -96,21 +112,37 @@ bool IncrementalEngine::wouldAccept(int64_t amount, int64_t timestamp) {
 }
 
 bool IncrementalEngine::decideBackdated(uint32_t c, bool commit) {
+  const int64_t timestamp = timestamp_[c];
+  const bool accepted = decideBackdated(c, commit, recent(timestamp));
+  if (!accepted) noteRecent(timestamp);
+  return accepted;
+}
+
+bool IncrementalEngine::decideBackdated(uint32_t c, bool commit, bool retried) {
   // docs/algorithms.md, fact 18: the index built at some point, plus the credit of the grants
   // added since, bounds the headroom from above; a call above it is rejected as the re-draw
   // would reject it, without touching anything.
   const int64_t amount = amount_[c];
   const int64_t timestamp = timestamp_[c];
-  if (amount > headroomBound(timestamp)) {
+  const int64_t bound = headroomBound(timestamp);
+  // A tracker at this time (fact 21) knows the headroom exactly. A time rejected before
+  // gets one when the bound cannot decide and the index's left part still holds there: its
+  // retries then stay O(1) while the ledger grows at its latest times.
+  HeadroomTracker* tracker = trackerAt(timestamp);
+  if (tracker == nullptr && retried && amount <= bound && !indexExact(1)) {
+    tracker = startTracker(timestamp, /*pushed=*/1);
+  }
+  if (tracker != nullptr) ++stats_.trackerAnswers;
+  if (amount > (tracker != nullptr ? tracker->headroom() : bound)) {
     ++stats_.boundRejections;
     popConsumption();
     return false;
   }
-  // With an index of the current state, amount <= headroom: the re-draw accepts, and an
-  // accepted call pays for what it changes, so no budget.
+  // With an index of the current state, or a tracker, amount <= headroom: the re-draw
+  // accepts, and an accepted call pays for what it changes, so no budget.
   // Without room for an index, the re-draw decides alone, to its end (as exact; the cost
   // of a rejection is then the whole re-draw again).
-  const bool exact = indexExact(1);
+  const bool exact = tracker != nullptr || indexExact(1);
   const bool budgeted = !exact && indexAffordable();
   Redraw outcome = consumeBackdated(c, commit, budgeted ? redrawBudget() : SIZE_MAX);
   if (outcome == Redraw::kOverBudget) {
@@ -136,6 +168,7 @@ bool IncrementalEngine::decideBackdated(uint32_t c, bool commit) {
   if (outcome == Redraw::kAccepted && commit) {
     // Draws moved from its position on (fact 3): a blocker before it is still the first.
     if (timestamp < blocked_.blockerTime) blocked_.valid = false;
+    trackers_.clear();  // a change at or before the latest times: F or a swept F_t may move
     return true;
   }
   popConsumption();
@@ -163,13 +196,79 @@ const HeadroomIndex* IncrementalEngine::headroomIndex() {
   return headroomIndex_.get();
 }
 
+bool IncrementalEngine::indexLeftHolds(int64_t timestamp, size_t pushed) const {
+  if (!headroomIndex_) return false;
+  for (size_t c = indexConsumptions_; c + pushed < amount_.size(); ++c) {
+    if (timestamp_[c] <= timestamp) return false;
+  }
+  for (size_t g = indexGrants_; g < drawn_.size(); ++g) {
+    if (grants_.endTime[g] < timestamp) return false;
+  }
+  return true;
+}
+
+HeadroomTracker* IncrementalEngine::trackerAt(int64_t timestamp) {
+  for (size_t i = 0; i < trackers_.size(); ++i) {
+    if (trackers_[i]->time() != timestamp) continue;
+    for (; i + 1 < trackers_.size(); ++i) trackers_[i].swap(trackers_[i + 1]);  // used last
+    return trackers_.back().get();
+  }
+  return nullptr;
+}
+
+bool IncrementalEngine::recent(int64_t timestamp) const {
+  const size_t noted = std::min(recentCount_, kRecentTimes);
+  return std::find(recentTimes_, recentTimes_ + noted, timestamp) != recentTimes_ + noted;
+}
+
+void IncrementalEngine::noteRecent(int64_t timestamp) {
+  if (!recent(timestamp)) recentTimes_[recentCount_++ % kRecentTimes] = timestamp;
+}
+
+HeadroomTracker* IncrementalEngine::startTracker(int64_t timestamp, size_t pushed) {
+  if (!indexLeftHolds(timestamp, pushed)) return nullptr;
+  const auto from = std::partition_point(order_.begin(), order_.end(),
+                                         [&](uint32_t c) { return timestamp_[c] <= timestamp; });
+  const size_t later = static_cast<size_t>(order_.end() - from);
+  if (later == 0 || HeadroomTracker::bytesFor(later, drawn_.size()) > indexAllowance()) {
+    return nullptr;
+  }
+  if (trackers_.size() == kMaxTrackers) trackers_.erase(trackers_.begin());
+  trackers_.push_back(std::make_unique<HeadroomTracker>(
+      timestamp, headroomIndex_->chainEndingAt(timestamp), totalCredit(), grants_, later));
+  HeadroomTracker& tracker = *trackers_.back();
+  for (auto it = from; it != order_.end(); ++it) tracker.consume(amount_[*it], timestamp_[*it]);
+  ++stats_.trackerStarts;
+  return &tracker;
+}
+
+int64_t IncrementalEngine::totalCredit() const {
+  int64_t total = headroomIndex_->total();
+  for (size_t g = indexGrants_; g < drawn_.size(); ++g) total += grants_.amount[g];
+  return total;
+}
+
 int64_t IncrementalEngine::headroomAt(int64_t timestamp) {
+  if (HeadroomTracker* tracker = trackerAt(timestamp)) {
+    ++stats_.trackerAnswers;
+    return tracker->headroom();
+  }
+  const bool again = recent(timestamp);
+  noteRecent(timestamp);
   const size_t events = amount_.size() + drawn_.size();
   if (events != suffixEvents_) {
     suffixEvents_ = events;
     suffixWork_ = 0;
   }
   if (!headroomIndex_ || indexExact(0)) return headroomIndex()->at(timestamp);
+  // A time asked again after a write gets a tracker (fact 21), which answers from then on
+  // in O(1) while the ledger grows at its latest times.
+  if (again) {
+    if (HeadroomTracker* tracker = startTracker(timestamp, /*pushed=*/0)) {
+      ++stats_.trackerAnswers;
+      return tracker->headroom();
+    }
+  }
   // docs/algorithms.md, fact 20: F(t) depends only on the consumptions at or before t and the
   // grants ending before t. When nothing of that changed since the index was built (every
   // consumption accepted since is later than t, every grant added since ends at or after
@@ -184,14 +283,8 @@ int64_t IncrementalEngine::headroomAt(int64_t timestamp) {
   const size_t changes = amount_.size() - indexConsumptions_ + drawn_.size() - indexGrants_;
   const size_t work = static_cast<size_t>(order_.end() - from) + changes + drawn_.size() / 16;
   if (suffixWork_ + work > events / 2) return headroomIndex()->at(timestamp);
-  int64_t total = headroomIndex_->total();
-  for (size_t c = indexConsumptions_; c < amount_.size(); ++c) {
-    if (timestamp_[c] <= timestamp) return headroomIndex()->at(timestamp);
-  }
-  for (size_t g = indexGrants_; g < drawn_.size(); ++g) {
-    if (grants_.endTime[g] < timestamp) return headroomIndex()->at(timestamp);
-    total += grants_.amount[g];
-  }
+  if (!indexLeftHolds(timestamp, /*pushed=*/0)) return headroomIndex()->at(timestamp);
+  const int64_t total = totalCredit();
   suffixWork_ += work;
   ++stats_.suffixHeadrooms;
   std::vector<TimedAmount> suffix;
@@ -564,7 +657,7 @@ size_t IncrementalEngine::bytes() const {
          byEnd_.size() * 40 + byEndAt_.capacity() * sizeof(byEndAt_[0]) +
          (live_.size() + notStarted_.size()) * 4 +
          drawCount_ * (2 * sizeof(uint32_t) + sizeof(Draw)) +
-         (headroomIndex_ ? headroomIndex_->bytes() : 0);
+         (headroomIndex_ ? headroomIndex_->bytes() : 0) + trackerBytes();
 }
 
 }  // namespace gcl

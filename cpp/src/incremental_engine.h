@@ -26,6 +26,7 @@
 #include "drawer_list.h"
 #include "engine.h"
 #include "headroom.h"
+#include "headroom_tracker.h"
 #include "node_arena.h"
 #include "touch_set.h"
 
@@ -76,6 +77,8 @@ class IncrementalEngine final : public Engine {
     uint64_t budgetRunOuts = 0;    // re-draws rolled back because they ran past the budget
     uint64_t touched = 0;          // consumptions re-drawn (or drawn, the new one) by re-draws
     uint64_t suffixHeadrooms = 0;  // headroom queries answered from the suffix (fact 20)
+    uint64_t trackerStarts = 0;    // headroom trackers started (fact 21)
+    uint64_t trackerAnswers = 0;   // headroom queries and backdated calls a tracker decided
   };
   const RejectionStats& rejectionStats() const { return stats_; }
   // The least re-draw budget (consumptions touched) before the index decides; the budget is
@@ -86,6 +89,10 @@ class IncrementalEngine final : public Engine {
   // What building a headroom index may allocate per event (grants and consumptions), at
   // its peak: the index itself and the sweep's scratch (HeadroomIndex, headroom.cpp).
   static constexpr size_t kIndexBuildBytesPerEvent = 256;
+  // Headroom trackers kept at once (fact 21), the least recently used dropped first, and how
+  // many recent times are remembered: a time asked again after a write gets a tracker.
+  static constexpr size_t kMaxTrackers = 4;
+  static constexpr size_t kRecentTimes = 4;
 
  private:
   // (endTime, grantId) order; `int64_t` probes find the first grant ending at or after it.
@@ -127,6 +134,9 @@ class IncrementalEngine final : public Engine {
   // or a dry run (no commit) of the consumption just pushed as `handle`, and pops it unless
   // it is accepted and committed.
   bool decideBackdated(uint32_t handle, bool commit);
+  // The same, given whether the time was asked or rejected recently (then it may get a
+  // tracker); the wrapper above notes the time of a rejection.
+  bool decideBackdated(uint32_t handle, bool commit, bool retried);
   enum class Redraw { kAccepted, kRejected, kOverBudget };
   // The re-draw of fact 13. With commit false, or when rejected or over budget (more than
   // `budget` consumptions touched), rolls everything back.
@@ -146,6 +156,30 @@ class IncrementalEngine final : public Engine {
   // Headroom at `timestamp` is at most this (fact 18); INT64_MAX without an index.
   int64_t headroomBound(int64_t timestamp) const;
   void spreadGrant(uint32_t grant);
+  // Whether the index's left part F(t) still holds at t (fact 20): every consumption
+  // accepted since it was built is later than t, every grant added since ends at or after t
+  // (with `pushed` trial consumptions pushed, which do not count).
+  bool indexLeftHolds(int64_t timestamp, size_t pushed) const;
+  // The tracker of `timestamp`, made the most recently used; null if there is none.
+  HeadroomTracker* trackerAt(int64_t timestamp);
+  // The last few times asked for headroom or rejected (the times that get a tracker when
+  // they come again).
+  bool recent(int64_t timestamp) const;
+  void noteRecent(int64_t timestamp);
+  // A tracker of `timestamp` from the index's left part, if the index's left part holds there
+  // (indexLeftHolds), a consumption is later and it fits the index allowance; else null.
+  HeadroomTracker* startTracker(int64_t timestamp, size_t pushed);
+  // The trackers see an added grant (those it no longer applies to go) or a consumption
+  // accepted at the head.
+  void trackGrant(uint32_t grant);
+  void trackConsumption(int64_t amount, int64_t timestamp);
+  // C, the credit of every grant (an index must exist): its total and the grants added since.
+  int64_t totalCredit() const;
+  size_t trackerBytes() const {
+    size_t bytes = trackers_.capacity() * sizeof(trackers_[0]);
+    for (const auto& tracker : trackers_) bytes += sizeof(HeadroomTracker) + tracker->bytes();
+    return bytes;
+  }
 
   int64_t leftover(uint32_t g) const { return grants_.amount[g] - drawn_[g]; }
   // Consumption c's draws: its list read with its amount (the one place that pairs them).
@@ -233,6 +267,11 @@ class IncrementalEngine final : public Engine {
   // (grants and consumptions only grow, so a change of that count is a change of state).
   size_t suffixWork_ = 0;
   size_t suffixEvents_ = 0;
+  // Headroom at a few fixed times, kept exact under in-order writes (fact 21); the most
+  // recently used last. Any backdated acceptance drops them.
+  std::vector<std::unique_ptr<HeadroomTracker>> trackers_;
+  int64_t recentTimes_[kRecentTimes] = {};
+  size_t recentCount_ = 0;  // times noted so far (the ring holds the last kRecentTimes)
   // The last re-draw that found a blocker: valid until a change reaches the blocker's
   // position, i.e. an accepted consumption earlier in time or a grant starting at or before
   // it (anything later leaves every draw up to the blocker alone, fact 3). Its time is
