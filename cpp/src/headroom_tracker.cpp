@@ -82,8 +82,7 @@ void HeadroomTracker::advance(int64_t amount, int64_t timestamp) {
 }
 
 size_t HeadroomTracker::sweptBefore(int64_t time) const {
-  return static_cast<size_t>(std::lower_bound(times_.begin(), times_.end(), time) -
-                             times_.begin());
+  return static_cast<size_t>(std::lower_bound(times_.begin(), times_.end(), time) - times_.begin());
 }
 
 size_t HeadroomTracker::bytes() const {

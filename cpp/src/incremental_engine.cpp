@@ -4,6 +4,8 @@
 #include <cassert>
 #include <utility>
 
+#include "sort_keys.h"
+
 namespace gcl {
 
 void IncrementalEngine::addGrant(uint32_t grant) {
@@ -462,8 +464,7 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
         found->amount += entry.second;
       }
     }
-    std::sort(offers.begin(), offers.end(),
-              [&](const Draw& a, const Draw& b) { return grants_.drawsBefore(a.grant, b.grant); });
+    sortInDrawOrder(&offers);
     int64_t need = amount_[c];
     fresh.clear();
     for (const Draw& offer : offers) {
@@ -481,6 +482,43 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
   }
   commitChange(kNoConsumption);
   for (uint32_t g : revived) revive(g);
+}
+
+void IncrementalEngine::sortInDrawOrder(std::vector<Draw>* draws) const {
+  // A binary insertion sort where it is short (most are: a consumption's draws and the few
+  // grants that freed credit for it). A long one goes by end time through the core's one
+  // sort first (sort_keys.h: no sort code of its own in the module), and the insertion
+  // then runs only within runs of equal ends: O(k log k) comparisons, plus moves that are
+  // quadratic only in a run of grants ending at the same time.
+  std::vector<Draw>& items = *draws;
+  const bool byEnd = items.size() > kShortSort;
+  if (byEnd) {
+    std::vector<SortKey> keys(items.size());  // (end, position in items)
+    for (size_t i = 0; i < items.size(); ++i) {
+      keys[i] = {grants_.endTime[items[i].grant], static_cast<int64_t>(i)};
+    }
+    sortKeys(&keys);
+    std::vector<Draw> sorted;
+    sorted.reserve(items.size());
+    for (const SortKey& key : keys) sorted.push_back(items[static_cast<size_t>(key.value)]);
+    items.swap(sorted);
+  }
+  const auto drawnBefore = [&](const Draw& a, const Draw& b) {
+    return grants_.drawsBefore(a.grant, b.grant);
+  };
+  size_t run = 0;  // where the current run of equal ends starts (everything, if short)
+  for (size_t i = 1; i < items.size(); ++i) {
+    const Draw item = items[i];
+    if (byEnd && grants_.endTime[item.grant] != grants_.endTime[items[i - 1].grant]) {
+      run = i;
+      continue;
+    }
+    const auto first = items.begin() + static_cast<std::ptrdiff_t>(run);
+    const auto at = items.begin() + static_cast<std::ptrdiff_t>(i);
+    const auto place = std::upper_bound(first, at, item, drawnBefore);
+    std::move_backward(place, at, at + 1);
+    *place = item;
+  }
 }
 
 int64_t IncrementalEngine::availableTo(uint32_t g, uint32_t c, int64_t need) const {

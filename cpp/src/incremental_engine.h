@@ -156,6 +156,9 @@ class IncrementalEngine final : public Engine {
   // Headroom at `timestamp` is at most this (fact 18); INT64_MAX without an index.
   int64_t headroomBound(int64_t timestamp) const;
   void spreadGrant(uint32_t grant);
+  // Sorts draws into draw order (spreadGrant's offers, on distinct grants).
+  void sortInDrawOrder(std::vector<Draw>* draws) const;
+  static constexpr size_t kShortSort = 16;
   // Whether the index's left part F(t) still holds at t (fact 20): every consumption
   // accepted since it was built is later than t, every grant added since ends at or after t
   // (with `pushed` trial consumptions pushed, which do not count).

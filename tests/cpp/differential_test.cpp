@@ -338,6 +338,28 @@ TEST(Differential, EqualEndTimesEverywhere) {
             }});
 }
 
+// Many small grants ending at a few times and large consumptions drawing on dozens of
+// them, then late grants ending first: each re-draw offers a consumption more than a dozen
+// grants, most ending at the same time (the long path of the late grant's sort).
+TEST(Differential, WideDrawsAndLateGrantsOnEqualEnds) {
+  runShape({"wide-draws", 300, {1, true}, [](Gen& g) {
+              const int64_t end = g.between(40, 60);
+              for (int64_t i = g.between(40, 90); i > 0; --i) {
+                g.grant(g.between(1, 3), g.between(0, 10), end + g.between(0, 2));
+              }
+              for (int64_t i = g.between(2, 6); i > 0; --i) {
+                g.consume(g.between(15, 60), g.between(10, 30));
+              }
+              for (int64_t i = g.between(1, 5); i > 0; --i) {
+                if (g.chance(0.7)) {
+                  g.grant(g.between(5, 40), g.between(0, 12), g.between(30, end));  // ends first
+                } else {
+                  g.consume(g.between(1, 20), g.between(10, 40));
+                }
+              }
+            }});
+}
+
 // One huge grant and many small draws, some backdated, a few short-lived small grants.
 TEST(Differential, OneHugeGrantManySmallDraws) {
   runShape({"one-huge-grant", 60, {25, true}, [](Gen& g) {

@@ -4,6 +4,8 @@
 // rejected again) against the same, and against the brute-force PreviewModel through the
 // ledger; and the chain of fact 8 growing between retries, where the counters prove that
 // retries neither re-draw nor rebuild.
+#include "headroom_tracker.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "headroom.h"
-#include "headroom_tracker.h"
 #include "incremental_engine.h"
 #include "preview_model.h"
 
@@ -49,8 +50,8 @@ class Tracked : public ::testing::Test {
     const auto index = gcl::HeadroomIndex::of(table_, engine_, consumed_.size());
     int64_t total = 0;
     for (int64_t amount : table_.amount) total += amount;
-    auto tracker = std::make_unique<gcl::HeadroomTracker>(t, index->chainEndingAt(t), total,
-                                                          table_, after.size());
+    auto tracker = std::make_unique<gcl::HeadroomTracker>(t, index->chainEndingAt(t), total, table_,
+                                                          after.size());
     for (const gcl::TimedAmount& c : after) tracker->consume(c.amount, c.timestamp);
     return tracker;
   }
