@@ -9,34 +9,13 @@
 #include <random>
 #include <string>
 
+#include "engine_fixture.h"
 #include "headroom.h"
 #include "incremental_engine.h"
 
 namespace {
 
-class SuffixHeadroom : public ::testing::Test {
- protected:
-  void grant(int64_t amount, int64_t start, int64_t end) {
-    const uint32_t g = table_.ids.add("g" + std::to_string(table_.size()));
-    table_.amount.push_back(amount);
-    table_.startTime.push_back(start);
-    table_.endTime.push_back(end);
-    engine_.addGrant(g);
-  }
-  bool consume(int64_t amount, int64_t t) {
-    const bool accepted = engine_.consume(amount, t);
-    consumptions_ += accepted;
-    return accepted;
-  }
-  // The headroom from an index of the whole state, built from scratch.
-  int64_t fromScratch(int64_t t) const {
-    return gcl::HeadroomIndex::of(table_, engine_, consumptions_)->at(t);
-  }
-
-  gcl::GrantTable table_;
-  gcl::IncrementalEngine engine_{table_};
-  size_t consumptions_ = 0;
-};
+using SuffixHeadroom = gcl_test::EngineFixture;
 
 TEST_F(SuffixHeadroom, MatchesAnIndexBuiltFromScratchAfterEveryKindOfWrite) {
   std::mt19937 random(5);

@@ -14,30 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "engine_fixture.h"
 #include "headroom.h"
 #include "incremental_engine.h"
 #include "preview_model.h"
 
 namespace {
 
-class Tracked : public ::testing::Test {
+class Tracked : public gcl_test::EngineFixture {
  protected:
-  void grant(int64_t amount, int64_t start, int64_t end) {
-    const uint32_t g = table_.ids.add("g" + std::to_string(table_.size()));
-    table_.amount.push_back(amount);
-    table_.startTime.push_back(start);
-    table_.endTime.push_back(end);
-    engine_.addGrant(g);
-  }
-  bool consume(int64_t amount, int64_t t) {
-    const bool accepted = engine_.consume(amount, t);
-    if (accepted) consumed_.push_back({t, amount});
-    return accepted;
-  }
-  // The headroom from an index of the whole state, built from scratch.
-  int64_t fromScratch(int64_t t) const {
-    return gcl::HeadroomIndex::of(table_, engine_, consumed_.size())->at(t);
-  }
   // A tracker of `t` built from scratch: F(t) from a fresh index, the later consumptions in
   // time order.
   std::unique_ptr<gcl::HeadroomTracker> trackerOf(int64_t t) const {
@@ -55,10 +40,6 @@ class Tracked : public ::testing::Test {
     for (const gcl::TimedAmount& c : after) tracker->consume(c.amount, c.timestamp);
     return tracker;
   }
-
-  gcl::GrantTable table_;
-  gcl::IncrementalEngine engine_{table_};
-  std::vector<gcl::TimedAmount> consumed_;  // accepted, in acceptance order
 };
 
 TEST_F(Tracked, ATrackerMatchesAnIndexBuiltFromScratchAfterEveryInOrderWrite) {
@@ -220,12 +201,9 @@ TEST(TrackedModel, MatchesTheBruteForceModel) {
         const int64_t start = uniform(std::max<int64_t>(0, now - 4), now + 3);
         const int64_t end = std::max(start, now + uniform(-2, 6));
         const int64_t amount = uniform(1, 5);
-        const std::string id = "g" + std::to_string(table.size());
-        const uint32_t g = table.ids.add(id);
-        table.amount.push_back(amount);
-        table.startTime.push_back(start);
-        table.endTime.push_back(end);
+        const uint32_t g = gcl_test::appendGrant(&table, amount, start, end);
         engine.addGrant(g);
+        const std::string id(table.ids.at(g));
         model.addGrant(id, amount, start, end);
       } else if (roll < 75) {
         now += uniform(0, 1);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine.h"
+#include "engine_fixture.h"
 #include "gpu_credit_ledger/ledger.h"
 #include "gtest_printers.h"
 #include "incremental_engine.h"
@@ -31,14 +32,10 @@ class EnginePair {
   }
 
   void addGrant(int64_t amount, int64_t start, int64_t end) {
-    const std::string id = "g" + std::to_string(table_.size());
-    const uint32_t g = table_.ids.add(id);
-    table_.amount.push_back(amount);
-    table_.startTime.push_back(start);
-    table_.endTime.push_back(end);
+    const uint32_t g = appendGrant(&table_, amount, start, end);
     fast_.addGrant(g);
     reference_.addGrant(g);
-    grants_.push_back({id, amount, start, end});
+    grants_.push_back({std::string(table_.ids.at(g)), amount, start, end});
   }
 
   // consume on both; they must agree. Returns the decision.
