@@ -4,7 +4,8 @@
 // traps unless all three agree on the outcome and on every observable value (balances at
 // every interesting time, allocations of every id, the curve, counts), the incremental
 // engine's state is self-consistent, and a call that could not change the ledger (refused,
-// rejected, a retry, a refused lifecycle change, a queued submission) changed nothing.
+// rejected, a retry, a refused lifecycle change, a queued submission) changed nothing; and
+// the headroom at three fixed probe times agrees between the engines after every call.
 //
 // The grant lifecycle, pending consumptions and compact (the finality horizon) are in the
 // stream too; the model only covers the core calls (grants, consumptions, balances), so it
@@ -435,6 +436,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const auto amount = amounts.find(ids[k]);
       if (amount == amounts.end() || sum != amount->second) {
         diff = "allocations of " + ids[k] + " do not add up";
+      }
+    }
+    // Headroom at three fixed probe times after every call: asked again and again, the fast
+    // engine follows them with trackers (docs/algorithms.md, fact 21); the reference builds
+    // its index from scratch after every change.
+    for (size_t k = 0; diff.empty() && k < times.size();
+         k += std::max<size_t>(1, times.size() / 3)) {
+      int64_t got = -1;
+      int64_t want = -1;
+      const gcl::Status gotStatus = fast.headroom(times[k], &got);
+      const gcl::Status wantStatus = reference.headroom(times[k], &want);
+      if (gotStatus != wantStatus || got != want) {
+        diff = "headroom(" + std::to_string(times[k]) + "): fast " + std::to_string(got) +
+               ", reference " + std::to_string(want);
       }
     }
     if (!diff.empty()) mismatch(calls, i, diff);
