@@ -271,7 +271,9 @@ export declare class GPULedger {
    * is 4, the headroom 3). Exact (Hall's condition over chains of times). At or after the
    * latest accepted consumption it is the balance there, answered in O(log n). At an
    * earlier time, the first call after a change builds an index in O((n + g) log(n + g))
-   * for n consumptions and g grants; later calls are O(log(n + g)).
+   * for n consumptions and g grants; later calls are O(log(n + g)). A time asked again
+   * while the ledger grows at its latest times is followed from then on: O(log n) per
+   * write, O(1) per call (a few times at once).
    */
   headroom(timestamp: number): number;
 
