@@ -87,13 +87,14 @@ size_t HeadroomTracker::sweptBefore(int64_t time) const {
 
 size_t HeadroomTracker::bytes() const {
   return times_.capacity() * sizeof(int64_t) + chains_.bytes() + scores_.bytes() +
-         events_.size() * sizeof(Event);
+         events_.size() * 2 * sizeof(Event);  // the heap array, at most twice its size
 }
 
 size_t HeadroomTracker::bytesFor(size_t consumptions, size_t grants) {
-  // Per swept time: its time and two structures' three words; per grant after t, both queues.
+  // Per swept time: its time and two structures' three words (reserved exactly); per grant
+  // after t, its two events in a heap whose array may have doubled past them.
   return (consumptions + 1) * (sizeof(int64_t) + 2 * (2 * sizeof(size_t) + sizeof(int64_t))) +
-         grants * 2 * sizeof(Event);
+         grants * 4 * sizeof(Event);
 }
 
 }  // namespace gcl
