@@ -248,7 +248,7 @@ void WasmLedger::reserveEvents(int count) {
   account();
 }
 
-// Events whose ids applyBatch looks up ahead in one go (Ledger::prefetchId).
+// Events whose ids applyBatch looks up ahead in one go (Ledger::prefetchIds).
 constexpr size_t kPrefetchRun = 16;
 
 void WasmLedger::applyBatch(int count) {
@@ -264,13 +264,19 @@ void WasmLedger::applyBatch(int count) {
     const uint32_t end = std::min(ends[i], idSize);
     return std::string_view(ids + begin, end < begin ? 0 : end - begin);
   };
+  std::string_view runIds[kPrefetchRun];
+  bool runGrants[kPrefetchRun];
   for (size_t i = 0; i < n; ++i) {
     // Every kPrefetchRun events, look where the next run's ids sit in the id tables first:
     // the misses of one tight loop overlap, those of separate calls would not.
     if (i % kPrefetchRun == 0) {
+      size_t run = 0;
       for (size_t k = i; k < std::min(n, i + kPrefetchRun); ++k) {
-        if (kinds[k] != kBatchSkip) ledger_.prefetchId(idAt(k), kinds[k] != kBatchConsume);
+        if (kinds[k] == kBatchSkip) continue;
+        runIds[run] = idAt(k);
+        runGrants[run++] = kinds[k] != kBatchConsume;
       }
+      ledger_.prefetchIds(runIds, runGrants, run);
     }
     if (kinds[i] != kBatchSkip) results[i] = applyBatchEvent(kinds[i], idAt(i), &numbers[3 * i]);
   }

@@ -237,8 +237,18 @@ void Ledger::reserve(size_t consumptions) {
   engine_->reserve(count);
 }
 
-void Ledger::prefetchId(std::string_view id, bool grant) const {
-  prefetched_ += (grant ? grants_->ids : *eventIds_).touch(id);
+void Ledger::prefetchIds(const std::string_view* ids, const bool* grant, size_t count) const {
+  constexpr size_t kRun = 16;
+  uint32_t hashes[kRun];
+  for (size_t from = 0; from < count; from += kRun) {
+    const size_t run = std::min(kRun, count - from);
+    for (size_t k = 0; k < run; ++k) hashes[k] = IdIndex::hash(ids[from + k]);
+    uint32_t sum = 0;
+    for (size_t k = 0; k < run; ++k) {
+      sum += (grant[from + k] ? grants_->ids : *eventIds_).touch(hashes[k]);
+    }
+    prefetched_ += sum;
+  }
 }
 
 size_t Ledger::reserveBytes(size_t consumptions) const {

@@ -1,4 +1,4 @@
-// The bulk-loading entry points (Ledger::reserve, Ledger::prefetchId) change no answer: a
+// The bulk-loading entry points (Ledger::reserve, Ledger::prefetchIds) change no answer: a
 // ledger fed through them gives every call the same status and decision as one fed call by
 // call, and ends with the same balances, allocations and curve. Sequences mix in-order
 // runs, backdated consumptions, grants arriving after consumptions in their window,
@@ -93,9 +93,14 @@ TEST(BulkLoad, ReserveAndPrefetchChangeNoAnswer) {
     for (size_t i = 0; i < ops.size(); ++i) {
       // The batch loop's pattern: the next 16 events' ids looked up ahead of their calls.
       if (i % 16 == 0) {
-        for (size_t k = i; k < std::min(ops.size(), i + 16); ++k) {
-          bulk.prefetchId(ops[k].id, ops[k].kind == Op::Kind::kAddGrant);
+        std::string_view ids[16];
+        bool grants[16];
+        size_t run = 0;
+        for (size_t k = i; k < std::min(ops.size(), i + 16); ++k, ++run) {
+          ids[run] = ops[k].id;
+          grants[run] = ops[k].kind == Op::Kind::kAddGrant;
         }
+        bulk.prefetchIds(ids, grants, run);
       }
       const Outcome expected = apply(plain, ops[i]);
       const Outcome got = apply(bulk, ops[i]);

@@ -213,10 +213,12 @@ class Ledger {
   // Bytes the next calls may allocate for an optional index beyond what they must (see
   // Engine::setIndexAllowance); answers never depend on it. Unlimited by default.
   void setIndexAllowance(size_t bytes);
-  // Bulk loading: reads where the id tables would look `id` up (the grant ids or the
-  // event ids), so that a loader touching the next few events' ids first has their
-  // cache misses overlap. Changes nothing observable.
-  void prefetchId(std::string_view id, bool grant) const;
+  // Bulk loading: reads where the id tables would look up each of `count` ids (`ids[k]`
+  // in the grant ids if `grant[k]`, else in the event ids), so that a loader touching the
+  // next few events' ids first has their cache misses overlap. Every id is hashed before
+  // the first read: the reads then follow one another closely enough to be in flight
+  // together. Changes nothing observable.
+  void prefetchIds(const std::string_view* ids, const bool* grant, size_t count) const;
 
   // --- Customer-facing previews (cpp/src/preview.cpp) ---
 
@@ -358,7 +360,7 @@ class Ledger {
   std::unique_ptr<RedrawLog> redrawLog_;
   size_t reallocationFrom_ = 0;
   size_t indexAllowance_ = SIZE_MAX;  // passed on to every engine this ledger makes
-  // Where prefetchId's reads go, so that the compiler keeps them.
+  // Where prefetchIds's reads go, so that the compiler keeps them.
   mutable uint32_t prefetched_ = 0;
 };
 
