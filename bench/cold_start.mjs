@@ -1,6 +1,7 @@
 // Cold start half of `npm run bench`: from before `import('gpu-credit-ledger')` to the
 // first exact answer, in fresh Node processes (nothing compiled or cached beforehand).
-//   node bench/cold_start.mjs [--runs N] [--before DIR]   (default 5 processes per case)
+//   node bench/cold_start.mjs [--runs N] [--before DIR] [--child-flags 'FLAG ...']
+//   (default 5 processes per case)
 // --before DIR (or GCL_BENCH_BEFORE=DIR): the same cases against the package in DIR too (a
 // checkout of an earlier commit with its dist/ built), a process of each build in turn,
 // so that both see the same machine; one row per build and the ratio of the medians. Both
@@ -17,6 +18,8 @@
 // first getBalance; total = all of these, what the targets are about. On a machine others
 // share, wall-clock times move by 2x; "cpu" is the main thread's own time on a CPU over
 // the same span (Linux: /proc schedstat; absent elsewhere), which other processes move far less.
+// --child-flags: Node or V8 flags for every child, space-separated (e.g. '--v8-pool-size=1',
+// one worker thread for V8's background compilation: README, *Cold start*).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,6 +115,8 @@ function parent() {
   const runs = runsAt > 0 ? Number(process.argv[runsAt + 1]) : 5;
   const beforeAt = process.argv.indexOf('--before');
   const beforeDir = beforeAt > 0 ? process.argv[beforeAt + 1] : process.env.GCL_BENCH_BEFORE;
+  const flagsAt = process.argv.indexOf('--child-flags');
+  const childFlags = flagsAt > 0 ? process.argv[flagsAt + 1].split(' ').filter(Boolean) : [];
   // Both builds by the same route when compared (a file path: resolving the package's
   // name through its exports map costs the loader a few ms more).
   const builds = beforeDir
@@ -132,13 +137,16 @@ function parent() {
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   console.log(`\nCold start, ${runs} fresh Node ${process.version} processes per case: median (min-max) ms`);
   if (beforeDir) console.log(`before = ${beforeDir}, now = this package`);
+  if (childFlags.length > 0) console.log(`each process runs with ${childFlags.join(' ')}`);
   console.log(`${'case'.padEnd(34)} ${fields.map((f) => f.padStart(18)).join(' ')}`);
   try {
     for (const [name, kind] of cases) {
       const samples = builds.map(() => []);
       for (let i = 0; i < runs; i++) {
         builds.forEach(([, dir], b) => {
-          const out = spawnSync(process.execPath, [here, '--child', kind, snapshotFile, dir], { encoding: 'utf8' });
+          const out = spawnSync(process.execPath, [...childFlags, here, '--child', kind, snapshotFile, dir], {
+            encoding: 'utf8',
+          });
           if (out.status !== 0) throw new Error(`cold_start child failed:\n${out.stderr}`);
           samples[b].push(JSON.parse(out.stdout.trim().split('\n').at(-1)));
         });
