@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -90,6 +91,14 @@ TEST(BulkLoad, ReserveAndPrefetchChangeNoAnswer) {
     gcl::Ledger plain;
     gcl::Ledger bulk;
     bulk.reserve(ops.size());
+    // Every id at once as well, more than one run of 16: still nothing observable.
+    std::vector<std::string_view> allIds;
+    std::unique_ptr<bool[]> allGrants(new bool[ops.size()]);
+    for (size_t k = 0; k < ops.size(); ++k) {
+      allIds.push_back(ops[k].id);
+      allGrants[k] = ops[k].kind == Op::Kind::kAddGrant;
+    }
+    bulk.prefetchIds(allIds.data(), allGrants.get(), allIds.size());
     for (size_t i = 0; i < ops.size(); ++i) {
       // The batch loop's pattern: the next 16 events' ids looked up ahead of their calls.
       if (i % 16 == 0) {
