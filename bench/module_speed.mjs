@@ -2,14 +2,15 @@
 // that a busy machine slows them alike: the separate-.wasm link (gpu_credit_ledger.wasm, and
 // the Emscripten glue gpu_credit_ledger.mjs beside it in builds that have one) of each
 // dist directory given, loaded through the package's classes of its own tree (DIR/../lib).
-//   node bench/module_speed.mjs DIR [DIR ...] [--events N] [--rounds R] [--ops FILE ...]
+//   node bench/module_speed.mjs DIR [DIR ...] [--events N] [--rounds R] [--ops FILE ...] [--load N]
 // Workload: N calls of the seed-scale mixed workload's shape (bench/cold_start.mjs), best
 // of R rounds per build, one call per event and through applyBatch. Each --ops FILE adds a
 // workload that the native bench wrote (build/bench/out/workload-K.ops after `npm run
 // bench`; its names are in native.json there), replayed one call per event as
 // bench/wasm_bench.mjs does (N = 0 leaves the mixed calls out). --headroom N: a ledger of
 // N events (bench/load_bench.mjs's), then 30 times a consume at the head followed by
-// headroom half-way back, which rebuilds the headroom index: ms per write.
+// headroom half-way back, which rebuilds the headroom index: ms per write. --load N: the N
+// events of bench/load_bench.mjs through one applyBatch (a bulk load), ms.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -26,6 +27,7 @@ const option = (name, fallback) => {
 const events = option('--events', 1e5);
 const rounds = option('--rounds', 5);
 const headroomEvents = option('--headroom', 0);
+const loadEvents = option('--load', 0);
 const opsFiles = [];
 for (let at = args.indexOf('--ops'); at >= 0; at = args.indexOf('--ops')) opsFiles.push(...args.splice(at, 2).slice(1));
 if (args.length === 0) throw new Error('usage: node bench/module_speed.mjs DIR [DIR ...] [--events N] [--rounds R]');
@@ -68,6 +70,16 @@ function headroomAfterWrites(GPULedger, n) {
   return { ms, answer: String(sum) };
 }
 
+function bulkLoad(GPULedger, events) {
+  const start = performance.now();
+  const ledger = new GPULedger();
+  const results = ledger.applyBatch(events);
+  const ms = performance.now() - start;
+  const answer = `${results.filter((r) => r === true).length}/${ledger.getBalance(events.length)}`;
+  ledger.dispose();
+  return { ms, answer };
+}
+
 function replay(GPULedger, ops) {
   const start = performance.now();
   const ledger = new GPULedger();
@@ -86,6 +98,7 @@ function replay(GPULedger, ops) {
 const { calls } = mixedCalls(events, 4);
 const writes = calls.filter((c) => c.kind !== 'balance');
 const workloads = opsFiles.map((file) => ({ file, ops: loadOps(file) }));
+const loadList = loadEvents > 0 ? eventsOf(loadEvents) : [];
 const builds = [];
 for (const dir of args) {
   const api = await load(dir);
@@ -97,6 +110,7 @@ for (const dir of args) {
     answer: null,
     files: workloads.map(() => ({ ms: Infinity, answer: null })),
     headroom: { ms: Infinity, answer: null },
+    load: { ms: Infinity, answer: null },
   });
 }
 
@@ -115,6 +129,12 @@ for (let round = 0; round < rounds; round++) {
       if (build.headroom.answer !== null && build.headroom.answer !== answer)
         throw new Error(`${build.dir}: headroom answers differ between rounds`);
       build.headroom.answer = answer;
+    }
+    if (loadEvents > 0) {
+      const { ms, answer } = bulkLoad(build.api.GPULedger, loadList);
+      build.load.ms = Math.min(build.load.ms, ms);
+      if (build.load.answer !== null && build.load.answer !== answer) throw new Error(`${build.dir}: load answers differ between rounds`);
+      build.load.answer = answer;
     }
     if (events === 0) continue;
     const { GPULedger } = build.api;
@@ -144,6 +164,7 @@ workloads.forEach((w, k) => {
   if (new Set(builds.map((b) => b.files[k].answer)).size !== 1) throw new Error(`module_speed: the builds disagree on ${w.file}`);
 });
 if (new Set(builds.map((b) => b.headroom.answer)).size !== 1) throw new Error('module_speed: the builds disagree on headroom');
+if (new Set(builds.map((b) => b.load.answer)).size !== 1) throw new Error('module_speed: the builds disagree on the load');
 console.log(`best of ${rounds} rounds, builds alternating (ms)`);
 for (const b of builds) {
   const mixed =
@@ -153,5 +174,6 @@ for (const b of builds) {
   const files = workloads.map((w, k) => `   ${w.file.replace(/^.*\//, '')} ${b.files[k].ms.toFixed(1).padStart(8)}`).join('');
   const headroom =
     headroomEvents === 0 ? '' : `   headroom after a write (${headroomEvents} events) ${b.headroom.ms.toFixed(2).padStart(7)}`;
-  console.log(`${b.dir.padEnd(24)} ${mixed}${files}${headroom}`);
+  const load = loadEvents === 0 ? '' : `   applyBatch of ${loadEvents} load events ${b.load.ms.toFixed(1).padStart(8)}`;
+  console.log(`${b.dir.padEnd(24)} ${mixed}${files}${headroom}${load}`);
 }
