@@ -249,7 +249,7 @@ void WasmLedger::reserveEvents(int count) {
 }
 
 // Events whose ids applyBatch looks up ahead in one go (Ledger::prefetchIds).
-constexpr size_t kPrefetchRun = 16;
+constexpr size_t kPrefetchRun = gcl::Ledger::kPrefetchRun;
 
 void WasmLedger::applyBatch(int count) {
   const size_t n = std::min(count < 0 ? size_t{0} : static_cast<size_t>(count), batchCount_);

@@ -238,10 +238,9 @@ void Ledger::reserve(size_t consumptions) {
 }
 
 void Ledger::prefetchIds(const std::string_view* ids, const bool* grant, size_t count) const {
-  constexpr size_t kRun = 16;
-  uint32_t hashes[kRun];
-  for (size_t from = 0; from < count; from += kRun) {
-    const size_t run = std::min(kRun, count - from);
+  uint32_t hashes[kPrefetchRun];
+  for (size_t from = 0; from < count; from += kPrefetchRun) {
+    const size_t run = std::min(kPrefetchRun, count - from);
     for (size_t k = 0; k < run; ++k) hashes[k] = IdIndex::hash(ids[from + k]);
     uint32_t sum = 0;
     for (size_t k = 0; k < run; ++k) {

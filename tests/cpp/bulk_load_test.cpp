@@ -91,7 +91,7 @@ TEST(BulkLoad, ReserveAndPrefetchChangeNoAnswer) {
     gcl::Ledger plain;
     gcl::Ledger bulk;
     bulk.reserve(ops.size());
-    // Every id at once as well, more than one run of 16: still nothing observable.
+    // Every id at once as well, more than one run: still nothing observable.
     std::vector<std::string_view> allIds;
     std::unique_ptr<bool[]> allGrants(new bool[ops.size()]);
     for (size_t k = 0; k < ops.size(); ++k) {
@@ -100,12 +100,13 @@ TEST(BulkLoad, ReserveAndPrefetchChangeNoAnswer) {
     }
     bulk.prefetchIds(allIds.data(), allGrants.get(), allIds.size());
     for (size_t i = 0; i < ops.size(); ++i) {
-      // The batch loop's pattern: the next 16 events' ids looked up ahead of their calls.
-      if (i % 16 == 0) {
-        std::string_view ids[16];
-        bool grants[16];
+      // The batch loop's pattern: the next run's ids looked up ahead of their calls.
+      constexpr size_t kRun = gcl::Ledger::kPrefetchRun;
+      if (i % kRun == 0) {
+        std::string_view ids[kRun];
+        bool grants[kRun];
         size_t run = 0;
-        for (size_t k = i; k < std::min(ops.size(), i + 16); ++k, ++run) {
+        for (size_t k = i; k < std::min(ops.size(), i + kRun); ++k, ++run) {
           ids[run] = ops[k].id;
           grants[run] = ops[k].kind == Op::Kind::kAddGrant;
         }

@@ -217,7 +217,9 @@ class Ledger {
   // in the grant ids if `grant[k]`, else in the event ids), so that a loader touching the
   // next few events' ids first has their cache misses overlap. Every id is hashed before
   // the first read: the reads then follow one another closely enough to be in flight
-  // together. Changes nothing observable.
+  // together. Changes nothing observable. A loader calls it for the next kPrefetchRun
+  // events (longer lists are taken kPrefetchRun at a time).
+  static constexpr size_t kPrefetchRun = 16;
   void prefetchIds(const std::string_view* ids, const bool* grant, size_t count) const;
 
   // --- Customer-facing previews (cpp/src/preview.cpp) ---
