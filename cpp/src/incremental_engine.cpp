@@ -37,6 +37,7 @@ void IncrementalEngine::addGrant(uint32_t grant) {
   // Draws before its start stay as they were (fact 3), in the trial too.
   if (start <= blocked_.blockerTime) blocked_.valid = false;
   if (!trackers_.empty()) trackGrant(grant);
+  if (intervalCount_ > 0) intervalsSeeGrant(grants_.amount[grant], start, grants_.endTime[grant]);
 }
 
 void IncrementalEngine::trackGrant(uint32_t grant) {
@@ -104,6 +105,7 @@ bool IncrementalEngine::consumeAtHead(int64_t amount, int64_t timestamp) {
   setDraws(c, fresh_);
   commitChange(c);
   if (!trackers_.empty()) trackConsumption(amount, timestamp);
+  if (intervalCount_ > 0) intervalsSeeConsumption(amount, timestamp);
   return true;
 }
 
@@ -123,9 +125,15 @@ bool IncrementalEngine::decideBackdated(uint32_t c, bool commit) {
 bool IncrementalEngine::decideBackdated(uint32_t c, bool commit, bool retried) {
   // docs/algorithms.md, fact 18: the index built at some point, plus the credit of the grants
   // added since, bounds the headroom from above; a call above it is rejected as the re-draw
-  // would reject it, without touching anything.
+  // would reject it, without touching anything. So do the intervals of fact 22.
   const int64_t amount = amount_[c];
   const int64_t timestamp = timestamp_[c];
+  // An interval remembered from an earlier scan (fact 22) bounds it too.
+  if (amount > intervalBoundAt(timestamp)) {
+    ++stats_.intervalRejections;
+    popConsumption();
+    return false;
+  }
   const int64_t bound = headroomBound(timestamp);
   // A tracker at this time (fact 21) knows the headroom exactly. A time rejected before
   // gets one when the bound cannot decide and the index's left part still holds there: its
@@ -146,7 +154,32 @@ bool IncrementalEngine::decideBackdated(uint32_t c, bool commit, bool retried) {
   // of a rejection is then the whole re-draw again).
   const bool exact = tracker != nullptr || indexExact(1);
   const bool budgeted = !exact && indexAffordable();
-  Redraw outcome = consumeBackdated(c, commit, budgeted ? redrawBudget() : SIZE_MAX);
+  const size_t budget = budgeted ? redrawBudget() : SIZE_MAX;
+  // A re-draw still going after a short budget is rolled back for the interval scan of fact
+  // 22: a pass of a few operations per event that rejects, without the cascade, a call
+  // whose credit around its time is spoken for. If it cannot tell, the re-draw runs again
+  // with the whole budget (or, when that is the short one, the index decides), and the
+  // next scan waits for re-draws worth a fraction of a rebuild (scanDue).
+  const bool scan = !exact && scanAffordable() && scanDue();
+  const size_t scanBudget =
+      std::min(budget, std::max(minimumBudget_, (amount_.size() + drawn_.size()) / kScanDivisor));
+  Redraw outcome = consumeBackdated(c, commit, scan ? scanBudget : budget);
+  if (scan && outcome == Redraw::kOverBudget) {
+    popConsumption();
+    const ScannedIntervals scanned = scanInterval(timestamp);
+    ++stats_.intervalScans;
+    if (amount > scanned.closed.value) {
+      // Kept for the retries, both forms: exact for their intervals under every later write.
+      rememberInterval(scanned.closed);
+      if (amount > scanned.open.value) rememberInterval(scanned.open);
+      ++stats_.intervalRejections;
+      return false;
+    }
+    undecidedScanWork_ = scanned.work;
+    touchedAtScan_ = stats_.touched;
+    c = pushConsumption(amount, timestamp);
+    if (budget > scanBudget) outcome = consumeBackdated(c, commit, budget);
+  }
   if (outcome == Redraw::kOverBudget) {
     // Rolled back after as much work as a rebuild: rebuild, and decide exactly.
     ++stats_.budgetRunOuts;
@@ -171,6 +204,7 @@ bool IncrementalEngine::decideBackdated(uint32_t c, bool commit, bool retried) {
     // Draws moved from its position on (fact 3): a blocker before it is still the first.
     if (timestamp < blocked_.blockerTime) blocked_.valid = false;
     trackers_.clear();  // a change at or before the latest times: F or a swept F_t may move
+    if (intervalCount_ > 0) intervalsSeeConsumption(amount, timestamp);
     return true;
   }
   popConsumption();
@@ -631,6 +665,7 @@ void IncrementalEngine::advanceHead(int64_t timestamp) {
   while (!notStarted_.empty() && grants_.startTime[notStarted_.top()] <= timestamp) {
     const uint32_t g = notStarted_.top();
     notStarted_.pop();
+    if (intervalCount_ > 0) intervalsSeeStart(grants_.amount[g], grants_.endTime[g]);
     if (grants_.endTime[g] >= timestamp && leftover(g) > 0) {
       live_.push(g);
     } else {

@@ -11,8 +11,10 @@
 //  - Balances come from a B+tree of deltas over time (balance_tree.h): O(log n).
 //  - A backdated call is first held to an upper bound on its headroom (docs/algorithms.md,
 //    fact 18): a headroom index built once, plus the credit added since. A call above the
-//    bound is rejected in O(log n) without re-drawing anything; a re-draw that runs past a
-//    budget is rolled back, the index rebuilt, and the call decided from it exactly.
+//    bound is rejected in O(log n) without re-drawing anything. A re-draw that runs past a
+//    short budget is rolled back for one pass that bounds the headroom by an interval's
+//    spare credit (fact 22), remembered for the retries; past the full budget, the index
+//    is rebuilt and the call decided from it exactly.
 #ifndef GPU_CREDIT_LEDGER_INCREMENTAL_ENGINE_H_
 #define GPU_CREDIT_LEDGER_INCREMENTAL_ENGINE_H_
 
@@ -72,15 +74,37 @@ class IncrementalEngine final : public Engine {
   // How backdated calls and headroom queries were decided, for tests and benchmarks
   // (cumulative).
   struct RejectionStats {
-    uint64_t boundRejections = 0;  // rejected by the headroom bound, nothing re-drawn
-    uint64_t indexBuilds = 0;      // headroom index (re)built for the bound
-    uint64_t budgetRunOuts = 0;    // re-draws rolled back because they ran past the budget
-    uint64_t touched = 0;          // consumptions re-drawn (or drawn, the new one) by re-draws
-    uint64_t suffixHeadrooms = 0;  // headroom queries answered from the suffix (fact 20)
-    uint64_t trackerStarts = 0;    // headroom trackers started (fact 21)
-    uint64_t trackerAnswers = 0;   // headroom queries and backdated calls a tracker decided
+    uint64_t boundRejections = 0;     // rejected by the headroom bound, nothing re-drawn
+    uint64_t indexBuilds = 0;         // headroom index (re)built for the bound
+    uint64_t budgetRunOuts = 0;       // re-draws rolled back because they ran past the budget
+    uint64_t touched = 0;             // consumptions re-drawn (or drawn, the new one) by re-draws
+    uint64_t suffixHeadrooms = 0;     // headroom queries answered from the suffix (fact 20)
+    uint64_t trackerStarts = 0;       // headroom trackers started (fact 21)
+    uint64_t trackerAnswers = 0;      // headroom queries and backdated calls a tracker decided
+    uint64_t intervalScans = 0;       // interval bounds computed by a scan (fact 22)
+    uint64_t intervalRejections = 0;  // rejected by an interval bound, scanned or remembered
   };
   const RejectionStats& rejectionStats() const { return stats_; }
+  // Fact 22: every time in [from, to] has headroom at most `value`, the credit of the
+  // grants valid somewhere in [from, to] less the accepted demand in it. Kept exact for
+  // that interval under every write the engine sees; an open one's `to` is the head time
+  // and moves with it (the grants that start as it passes join it).
+  struct IntervalBound {
+    int64_t from;
+    int64_t to;
+    int64_t value;
+    bool open;
+  };
+  // The interval through `timestamp` with the least such value (closed), and the same
+  // from its `from` to the head time (open), over the accepted consumptions (none may be
+  // pushed): one pass over the consumptions and the grants.
+  struct ScannedIntervals {
+    IntervalBound closed;
+    IntervalBound open;
+    size_t work;  // events read plus kProbeWork per search probe
+  };
+  ScannedIntervals scanInterval(int64_t timestamp) const;
+  int64_t headTime() const { return headTime_; }
   // The least re-draw budget (consumptions touched) before the index decides; the budget is
   // max(this, events / kBudgetDivisor). Tests lower it to reach every path on small ledgers.
   void setMinimumRedrawBudget(size_t budget) { minimumBudget_ = budget; }
@@ -93,6 +117,19 @@ class IncrementalEngine final : public Engine {
   // many recent times are remembered: a time asked again after a write gets a tracker.
   static constexpr size_t kMaxTrackers = 4;
   static constexpr size_t kRecentTimes = 4;
+  // A re-draw that touches more than max(minimum budget, events / kScanDivisor)
+  // consumptions without deciding is rolled back once for the interval scan of fact 22
+  // (a few operations per event, against a re-draw's thousand per consumption touched).
+  // After a scan that decided nothing, the next one waits until re-draws have touched a
+  // kScanPayback-th of its work in consumptions (its work: events read, plus kProbeWork
+  // per search probe, a random read where the rest is sequential; a consumption re-drawn
+  // costs about a hundred such steps): scans that do not pay stay a few per cent of the
+  // work, also where grants arrive out of time order (a search per grant).
+  static constexpr size_t kScanDivisor = 256;
+  static constexpr size_t kScanPayback = 2;
+  static constexpr size_t kProbeWork = 4;
+  // Interval bounds remembered at once (fact 22), the oldest replaced first.
+  static constexpr size_t kMaxIntervals = 4;
 
  private:
   // (endTime, grantId) order; `int64_t` probes find the first grant ending at or after it.
@@ -155,6 +192,21 @@ class IncrementalEngine final : public Engine {
   }
   // Headroom at `timestamp` is at most this (fact 18); INT64_MAX without an index.
   int64_t headroomBound(int64_t timestamp) const;
+  // The least remembered bound on an interval holding `timestamp`; INT64_MAX if none.
+  int64_t intervalBoundAt(int64_t timestamp) const;
+  bool scanAffordable() const { return (order_.size() + 2) * 8 <= indexAllowance(); }
+  // Whether the scan may run now: never yet undecided, or re-draws have done enough since.
+  bool scanDue() const {
+    return stats_.touched - touchedAtScan_ >= undecidedScanWork_ / kScanPayback;
+  }
+  // The remembered intervals see an added grant, a grant the head time passes the start of
+  // (open ones), or an accepted consumption.
+  void intervalsSeeGrant(int64_t amount, int64_t start, int64_t end);
+  void intervalsSeeStart(int64_t amount, int64_t end);
+  void intervalsSeeConsumption(int64_t amount, int64_t timestamp);
+  void rememberInterval(const IntervalBound& interval) {
+    intervals_[intervalCount_++ % kMaxIntervals] = interval;
+  }
   void spreadGrant(uint32_t grant);
   // Sorts draws into draw order (spreadGrant's offers, on distinct grants).
   void sortInDrawOrder(std::vector<Draw>* draws) const;
@@ -287,6 +339,10 @@ class IncrementalEngine final : public Engine {
     int64_t blockerTime = INT64_MIN;
   };
   Blocked blocked_;
+  IntervalBound intervals_[kMaxIntervals] = {};
+  size_t intervalCount_ = 0;      // intervals remembered so far (the ring holds the last few)
+  size_t undecidedScanWork_ = 0;  // the work of the last scan, if it rejected nothing
+  uint64_t touchedAtScan_ = 0;    // stats_.touched then
   size_t minimumBudget_ = kDefaultMinimumBudget;
   RejectionStats stats_;
 };

@@ -138,13 +138,15 @@ TEST_F(Tracked, TheEngineAnswersARepeatedTimeFromItsTracker) {
 // The chain of fact 8 keeps growing (a unit grant on [i, i + 1] and a consumption of 1 at
 // i + 1, so that every new grant briefly lifts the headroom at 0) while the rejected call is
 // retried: after its first retry past the bound, a tracker decides every retry, with nothing
-// re-drawn and no index rebuilt.
+// re-drawn and no index rebuilt. (A headroom query builds the index first; without one, the
+// first rejection is the interval scan's, and the next test.)
 TEST_F(Tracked, RetriesOnAGrowingChainNeitherRedrawNorRebuild) {
   constexpr int kChain = 5000;
   for (int i = 0; i < kChain; ++i) grant(1, i, i + 1);
   for (int i = 0; i < kChain; ++i) ASSERT_TRUE(consume(1, i + 1));
   const auto& stats = engine_.rejectionStats();
-  EXPECT_FALSE(consume(1, 0));  // the budget, the index
+  EXPECT_EQ(engine_.headroomAt(0), 0);  // builds the index
+  EXPECT_FALSE(consume(1, 0));          // the bound
   EXPECT_EQ(stats.indexBuilds, 1u);
   grant(1, kChain, kChain + 1);
   EXPECT_TRUE(engine_.wouldAccept(1, 0));  // the new grant frees one credit at 0, for now
@@ -169,6 +171,39 @@ TEST_F(Tracked, RetriesOnAGrowingChainNeitherRedrawNorRebuild) {
   EXPECT_EQ(engine_.headroomAt(0), 1);
   EXPECT_TRUE(consume(1, 0));
   EXPECT_EQ(engine_.headroomAt(0), fromScratch(0));
+  EXPECT_EQ(engine_.checkInvariants(), "");
+}
+
+// The same growing chain with no index: the first rejection is the interval scan's (fact 22),
+// and the open interval it keeps (from 0 to the head time) decides every retry, with
+// nothing re-drawn, scanned or built.
+TEST_F(Tracked, RetriesOnAGrowingChainStopAtTheOpenInterval) {
+  constexpr int kChain = 5000;
+  for (int i = 0; i < kChain; ++i) grant(1, i, i + 1);
+  for (int i = 0; i < kChain; ++i) ASSERT_TRUE(consume(1, i + 1));
+  const auto& stats = engine_.rejectionStats();
+  EXPECT_FALSE(consume(1, 0));
+  EXPECT_EQ(stats.intervalScans, 1u);
+  grant(1, kChain, kChain + 1);
+  // The new grant frees one credit at 0, for now: the dry run that finds it accepted moves
+  // the whole chain, past every budget (a second scan, and the index).
+  EXPECT_TRUE(engine_.wouldAccept(1, 0));
+  ASSERT_TRUE(consume(1, kChain + 1));
+  const uint64_t touched = stats.touched;
+  const uint64_t rejections = stats.intervalRejections;
+  const uint64_t scans = stats.intervalScans;
+  const uint64_t builds = stats.indexBuilds;
+  for (int i = kChain + 1; i < kChain + 200; ++i) {
+    EXPECT_FALSE(consume(1, 0));
+    EXPECT_FALSE(engine_.wouldAccept(1, 0));
+    grant(1, i, i + 1);
+    ASSERT_TRUE(consume(1, i + 1));
+  }
+  EXPECT_EQ(stats.touched, touched);
+  EXPECT_EQ(stats.intervalScans, scans);
+  EXPECT_EQ(stats.indexBuilds, builds);
+  EXPECT_EQ(stats.intervalRejections - rejections, 2u * 199);
+  EXPECT_EQ(fromScratch(0), 0);
   EXPECT_EQ(engine_.checkInvariants(), "");
 }
 

@@ -1,8 +1,9 @@
 // Backdated rejections decided by the headroom bound (docs/algorithms.md, fact 18): the
 // incremental engine against the replay engine and the brute-force PreviewModel on random
 // sequences full of rejected backdated calls and their retries, with re-draw budgets small
-// enough to reach every path (bound, budget run-out, rebuild); and the chain of fact 8,
-// where the counters prove that retries re-draw nothing.
+// enough to reach every path (bound, interval scan of fact 22, budget run-out, rebuild);
+// the interval bound against the brute-force model; and the chain of fact 8, where the
+// counters prove that the first call scans once and retries re-draw nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -83,6 +84,17 @@ class EnginePair {
   }
 
   const gcl::IncrementalEngine::RejectionStats& stats() const { return fast_.rejectionStats(); }
+  gcl::IncrementalEngine::ScannedIntervals scanInterval(int64_t t) const {
+    return fast_.scanInterval(t);
+  }
+  int64_t headTime() const { return fast_.headTime(); }
+  // The brute-force model of everything accepted so far.
+  PreviewModel model() const {
+    PreviewModel m;
+    m.grants = grants_;
+    m.consumptions = consumptions_;
+    return m;
+  }
   void setIndexAllowance(size_t bytes) { fast_.setIndexAllowance(bytes); }
   int64_t latest() const { return reference_.latestTimestamp(); }
   int blockers = 0;
@@ -99,6 +111,8 @@ TEST(Rejection, RandomSequencesMatchTheReplayEngine) {
   uint64_t boundRejections = 0;
   uint64_t runOuts = 0;
   uint64_t builds = 0;
+  uint64_t scans = 0;
+  uint64_t intervalRejections = 0;
   int blockers = 0;
   for (uint32_t seed = 1; seed <= 400 && !::testing::Test::HasFailure(); ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
@@ -143,12 +157,77 @@ TEST(Rejection, RandomSequencesMatchTheReplayEngine) {
     runOuts += engines.stats().budgetRunOuts;
     builds += engines.stats().indexBuilds;
     blockers += engines.blockers;
+    scans += engines.stats().intervalScans;
+    intervalRejections += engines.stats().intervalRejections;
   }
   // Every path was taken, many times.
-  EXPECT_GT(boundRejections, 1000u);
+  EXPECT_GT(boundRejections, 200u);
   EXPECT_GT(runOuts, 200u);
   EXPECT_GT(builds, 400u);
   EXPECT_GT(blockers, 1000);
+  EXPECT_GT(scans, 500u);
+  EXPECT_GT(intervalRejections, 1500u);
+}
+
+// Fact 22 against the brute-force model: each scanned interval holds t, its value is the
+// credit of the grants valid somewhere in it less the demand in it (recounted here; the
+// open one reaches to the head time), and it is never below the headroom; on these small
+// ledgers the closed one often equals it.
+TEST(Rejection, IntervalBoundNeverBelowTheHeadroom) {
+  int checked = 0;
+  int tight = 0;
+  for (uint32_t seed = 1; seed <= 150 && !::testing::Test::HasFailure(); ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 random(seed);
+    auto uniform = [&](int64_t lo, int64_t hi) {
+      return std::uniform_int_distribution<int64_t>(lo, hi)(random);
+    };
+    EnginePair engines(gcl::IncrementalEngine::kDefaultMinimumBudget);
+    int64_t now = 0;
+    for (int step = 0; step < 40 && !::testing::Test::HasFailure(); ++step) {
+      const int64_t roll = uniform(0, 99);
+      if (roll < 30) {
+        const int64_t start = uniform(std::max<int64_t>(0, now - 6), now + 4);
+        engines.addGrant(uniform(1, 4), start, start + uniform(0, 5));
+      } else if (roll < 70) {
+        now += uniform(0, 2);
+        engines.consume(uniform(1, 3), now);
+      } else {
+        engines.consume(uniform(1, 3), uniform(std::max<int64_t>(0, now - 8), now));
+      }
+      const PreviewModel model = engines.model();
+      auto slack = [&](int64_t from, int64_t to) {
+        int64_t value = 0;
+        for (const auto& g : model.grants) {
+          if (g.start <= to && g.end >= from) value += g.amount;
+        }
+        for (const auto& c : model.consumptions) {
+          if (from <= c.time && c.time <= to) value -= c.amount;
+        }
+        return value;
+      };
+      for (int64_t t = 0; t <= now + 1; ++t) {
+        const auto scanned = engines.scanInterval(t);
+        ASSERT_LE(scanned.closed.from, t);
+        ASSERT_GE(scanned.closed.to, t);
+        ASSERT_FALSE(scanned.closed.open);
+        ASSERT_TRUE(scanned.open.open);
+        EXPECT_EQ(scanned.open.from, scanned.closed.from);
+        EXPECT_EQ(scanned.closed.value, slack(scanned.closed.from, scanned.closed.to)) << "t " << t;
+        const int64_t head = engines.headTime();
+        if (t <= head) {
+          EXPECT_EQ(scanned.open.value, slack(scanned.open.from, head)) << "t " << t;
+          EXPECT_GE(scanned.open.value, scanned.closed.value) << "t " << t;
+        }
+        const int64_t headroom = model.headroom(t);
+        EXPECT_GE(scanned.closed.value, headroom) << "t " << t;
+        ++checked;
+        tight += scanned.closed.value == headroom ? 1 : 0;
+      }
+    }
+  }
+  EXPECT_GT(checked, 10000);
+  EXPECT_GT(tight, checked / 10);
 }
 
 // n unit grants g_i on [i, i + 1] and consumptions of 1 at i + 1 (fact 8), then one grant
@@ -190,13 +269,18 @@ TEST(Rejection, WithoutRoomForAnIndexTheRedrawDecidesAlone) {
   EXPECT_EQ(stats.indexBuilds, 0u);
   EXPECT_EQ(stats.budgetRunOuts, 0u);
   EXPECT_EQ(stats.boundRejections, 0u);
-  // With room again, the next rejection builds the index and retries stop at the bound.
+  // With room again, the next rejection scans for an interval bound (fact 22) after a short
+  // re-draw, and retries stop at the interval.
   engine.setIndexAllowance(SIZE_MAX);
   EXPECT_FALSE(engine.consume(1, 0));
-  EXPECT_EQ(stats.indexBuilds, 1u);
+  EXPECT_EQ(stats.intervalScans, 1u);
+  EXPECT_EQ(stats.intervalRejections, 1u);
+  EXPECT_EQ(stats.indexBuilds, 0u);
+  EXPECT_LE(stats.touched - touched, gcl::IncrementalEngine::kDefaultMinimumBudget + 1);
   touched = stats.touched;
   EXPECT_FALSE(engine.consume(1, 0));
   EXPECT_EQ(stats.touched, touched);
+  EXPECT_EQ(stats.intervalRejections, 2u);
   EXPECT_EQ(engine.checkInvariants(), "");
 }
 
@@ -217,27 +301,36 @@ TEST(Rejection, ChainRetriesRedrawNothing) {
   const auto& stats = engine.rejectionStats();
   EXPECT_EQ(stats.touched, 0u);  // in-order consumptions re-draw nothing
 
-  // The first call runs into the budget, rolls back and builds the index.
+  // The first call runs into the short budget, rolls back, and the interval scan of fact 22
+  // rejects it: the chain's credit from time 0 to the latest consumption is all spoken for.
   EXPECT_FALSE(engine.consume(1, 0));
-  EXPECT_EQ(stats.budgetRunOuts, 1u);
-  EXPECT_EQ(stats.indexBuilds, 1u);
-  EXPECT_LE(stats.touched, engine.rejectionStats().touched);
+  EXPECT_EQ(stats.intervalScans, 1u);
+  EXPECT_EQ(stats.intervalRejections, 1u);
+  EXPECT_EQ(stats.budgetRunOuts, 0u);
+  EXPECT_EQ(stats.indexBuilds, 0u);
   const uint64_t firstCall = stats.touched;
-  EXPECT_LE(firstCall, (2 * kChain + 1) / gcl::IncrementalEngine::kBudgetDivisor + 2);
-  // Retries, dry runs and retries between in-order consumptions touch nothing.
+  EXPECT_LE(firstCall, std::max<uint64_t>(gcl::IncrementalEngine::kDefaultMinimumBudget,
+                                          (2 * kChain + 1) / gcl::IncrementalEngine::kScanDivisor) +
+                           1);
+  // Retries, dry runs and retries between in-order consumptions touch nothing: the
+  // remembered interval ends at the chain's last consumption, and they come after it.
   for (int retry = 0; retry < 20; ++retry) {
     EXPECT_FALSE(engine.consume(1, 0));
     EXPECT_FALSE(engine.wouldAccept(1, 0));
     ASSERT_TRUE(engine.consume(1, kChain + 1 + retry));
   }
-  // Grants that start after every accepted consumption leave the bound before them alone.
+  // Nor do grants that start after it.
   for (int retry = 0; retry < 5; ++retry) {
     grant(1, 10 * kChain + retry, 20 * kChain);
     EXPECT_FALSE(engine.consume(1, 0));
   }
+  // Any time inside the interval is covered as well.
+  EXPECT_FALSE(engine.consume(1, kChain / 2));
   EXPECT_EQ(stats.touched, firstCall);
-  EXPECT_EQ(stats.indexBuilds, 1u);
-  EXPECT_EQ(stats.boundRejections, 46u);
+  EXPECT_EQ(stats.intervalScans, 1u);
+  EXPECT_EQ(stats.indexBuilds, 0u);
+  EXPECT_EQ(stats.boundRejections, 0u);
+  EXPECT_EQ(stats.intervalRejections, 47u);
   // The blocker is found once (one full re-draw), then kept across in-order consumptions.
   uint32_t blocker = 0;
   ASSERT_TRUE(engine.blockerOf(1, 0, &blocker));
@@ -262,11 +355,19 @@ TEST(Rejection, ChainRetriesRedrawNothing) {
   EXPECT_TRUE(engine.consume(1, 0));
   EXPECT_EQ(stats.touched, afterBlocker + 3);
   EXPECT_EQ(engine.checkInvariants(), "");
-  // Now the chain is full again; the bound (stale index plus the new credit) cannot tell,
-  // so the re-draw runs out of budget and the rebuilt index rejects.
+  // Now the chain is full again. The interval saw the grant and the consumption (both in
+  // it): it rejects at once.
+  const uint64_t afterAccept = stats.touched;
   EXPECT_FALSE(engine.consume(1, 0));
-  EXPECT_EQ(stats.budgetRunOuts, 2u);
-  EXPECT_EQ(stats.indexBuilds, 2u);
+  EXPECT_EQ(stats.touched, afterAccept);
+  EXPECT_EQ(stats.intervalRejections, 48u);
+  EXPECT_EQ(stats.intervalScans, 1u);
+  // Credit inside the interval lifts its value, and the call is let through to the re-draw.
+  grant(1, 0, 0);
+  EXPECT_TRUE(engine.consume(1, 0));
+  EXPECT_EQ(stats.intervalRejections, 48u);
+  EXPECT_EQ(stats.indexBuilds, 0u);
+  EXPECT_EQ(engine.checkInvariants(), "");
 }
 
 // A headroom query builds the index the bound uses: the first rejection after it re-draws
