@@ -40,6 +40,24 @@ class Tracked : public gcl_test::EngineFixture {
     for (const gcl::TimedAmount& c : after) tracker->consume(c.amount, c.timestamp);
     return tracker;
   }
+
+  // The chain of fact 8: unit grants on [i, i + 1], consumptions of 1 at i + 1.
+  void buildChain(int n) {
+    for (int i = 0; i < n; ++i) grant(1, i, i + 1);
+    for (int i = 0; i < n; ++i) ASSERT_TRUE(consume(1, i + 1));
+  }
+
+  // Grows the chain by a link at a time (a unit grant from the latest consumption's time,
+  // then a consumption of 1 after it) from `from` to `to`, retrying the call at 0, which
+  // must stay rejected, before each link.
+  void growChainRetrying(int from, int to) {
+    for (int i = from; i < to; ++i) {
+      EXPECT_FALSE(consume(1, 0));
+      EXPECT_FALSE(engine_.wouldAccept(1, 0));
+      grant(1, i, i + 1);
+      ASSERT_TRUE(consume(1, i + 1));
+    }
+  }
 };
 
 TEST_F(Tracked, ATrackerMatchesAnIndexBuiltFromScratchAfterEveryInOrderWrite) {
@@ -142,8 +160,7 @@ TEST_F(Tracked, TheEngineAnswersARepeatedTimeFromItsTracker) {
 // first rejection is the interval scan's, and the next test.)
 TEST_F(Tracked, RetriesOnAGrowingChainNeitherRedrawNorRebuild) {
   constexpr int kChain = 5000;
-  for (int i = 0; i < kChain; ++i) grant(1, i, i + 1);
-  for (int i = 0; i < kChain; ++i) ASSERT_TRUE(consume(1, i + 1));
+  buildChain(kChain);
   const auto& stats = engine_.rejectionStats();
   EXPECT_EQ(engine_.headroomAt(0), 0);  // builds the index
   EXPECT_FALSE(consume(1, 0));          // the bound
@@ -154,12 +171,7 @@ TEST_F(Tracked, RetriesOnAGrowingChainNeitherRedrawNorRebuild) {
   const uint64_t touched = stats.touched;
   const uint64_t answers = stats.trackerAnswers;
   ASSERT_TRUE(consume(1, kChain + 1));
-  for (int i = kChain + 1; i < kChain + 200; ++i) {
-    EXPECT_FALSE(consume(1, 0));
-    EXPECT_FALSE(engine_.wouldAccept(1, 0));
-    grant(1, i, i + 1);
-    ASSERT_TRUE(consume(1, i + 1));
-  }
+  growChainRetrying(kChain + 1, kChain + 200);
   EXPECT_EQ(stats.touched, touched);
   EXPECT_EQ(stats.indexBuilds, 1u);
   EXPECT_EQ(stats.trackerStarts, 1u);
@@ -179,8 +191,7 @@ TEST_F(Tracked, RetriesOnAGrowingChainNeitherRedrawNorRebuild) {
 // nothing re-drawn, scanned or built.
 TEST_F(Tracked, RetriesOnAGrowingChainStopAtTheOpenInterval) {
   constexpr int kChain = 5000;
-  for (int i = 0; i < kChain; ++i) grant(1, i, i + 1);
-  for (int i = 0; i < kChain; ++i) ASSERT_TRUE(consume(1, i + 1));
+  buildChain(kChain);
   const auto& stats = engine_.rejectionStats();
   EXPECT_FALSE(consume(1, 0));
   EXPECT_EQ(stats.intervalScans, 1u);
@@ -193,12 +204,7 @@ TEST_F(Tracked, RetriesOnAGrowingChainStopAtTheOpenInterval) {
   const uint64_t rejections = stats.intervalRejections;
   const uint64_t scans = stats.intervalScans;
   const uint64_t builds = stats.indexBuilds;
-  for (int i = kChain + 1; i < kChain + 200; ++i) {
-    EXPECT_FALSE(consume(1, 0));
-    EXPECT_FALSE(engine_.wouldAccept(1, 0));
-    grant(1, i, i + 1);
-    ASSERT_TRUE(consume(1, i + 1));
-  }
+  growChainRetrying(kChain + 1, kChain + 200);
   EXPECT_EQ(stats.touched, touched);
   EXPECT_EQ(stats.intervalScans, scans);
   EXPECT_EQ(stats.indexBuilds, builds);
