@@ -2,7 +2,8 @@
 """Writes the fuzzer's seed corpus (tests/fuzz/corpus/) in ledger_fuzzer.cpp's byte format:
 the seed examples of docs/semantics.md, the counterexamples of docs/algorithms.md, the id
 tie-break above U+FFFF, values at 2^53 - 1, refused input, retries, out-of-order grants,
-the grant lifecycle and pending consumptions, and the finality horizon (compact).
+the grant lifecycle and pending consumptions, the finality horizon (compact), and rejected
+backdated calls on the chain of fact 8 with their retries.
 Run it after changing the format: python3 tests/fuzz/make_corpus.py"""
 import os
 
@@ -113,6 +114,41 @@ SEEDS = {
     + void_grant("g1") + grant("a", 5, 9, 20) + void_grant("a") + compact(3) + compact(100)
     + curve(100, 200) + allocations("c2"),
 }
+
+
+def chain(n, spacing=1):
+    """The chain of docs/algorithms.md, fact 8: unit grants on [s*i, s*(i+1)], consumptions
+    of 1 at s*(i+1)."""
+    out = b""
+    for i in range(n):
+        out += grant(f"g{i}", 1, spacing * i, spacing * (i + 1))
+        out += consume(f"c{i}", 1, spacing * (i + 1))
+    return out
+
+
+def with_budget_one(data):
+    """Pads with balance queries until the input's length selects the harness's re-draw
+    budget of 1 (length % 3 != 0 and length % 4 == 0), so that the chain below reaches the
+    interval pass of docs/algorithms.md, fact 22."""
+    while len(data) % 3 == 0 or len(data) % 4 != 0:
+        data += balance(40) if len(data) % 3 == 0 else balance(0)  # 5 bytes, 3 bytes
+    return data
+
+
+# A rejected backdated call on the chain (fact 8), retried after an in-order consumption,
+# a grant for the future, the chain grown by a link, and credit added inside the interval;
+# then the same at spacing 2 with a grant at an odd time that no consumption can use.
+REJECTIONS = {
+    "rejection_chain": with_budget_one(
+        chain(8) + consume("x", 1, 0) + consume("x", 1, 0) + consume("w1", 1, 9)
+        + consume("x", 1, 0) + grant("future", 5, 20, 30) + consume("x", 1, 0)
+        + grant("link", 1, 9, 10) + consume("w2", 1, 10) + consume("x", 1, 3)
+        + grant("spare", 1, 0, 0) + consume("x", 1, 0) + consume("y", 1, 0)),
+    "rejection_chain_gap": with_budget_one(
+        chain(8, 2) + grant("spare", 1, 7, 7) + consume("x", 1, 0) + consume("x", 1, 0)
+        + consume("z", 1, 7) + consume("x", 1, 0)),
+}
+SEEDS.update(REJECTIONS)
 
 
 def main():
