@@ -88,6 +88,14 @@ class Engine {
   // engine decides without it, as exactly and at the cost of a full re-draw. Unlimited
   // by default; the WebAssembly bindings set it from the heap budget before each call.
   void setIndexAllowance(size_t bytes) { indexAllowance_ = bytes; }
+  // The least re-draw budget (consumptions touched) before the incremental engine's
+  // bounds decide a backdated call (docs/algorithms.md, facts 18 and 22; the budget is
+  // max(this, events / IncrementalEngine::kBudgetDivisor)); the replay engine re-draws
+  // nothing. Tests and the fuzzer lower it so that small ledgers take every path. Answers
+  // never depend on it.
+  void setMinimumRedrawBudget(size_t budget) { minimumRedrawBudget_ = budget; }
+  size_t minimumRedrawBudget() const { return minimumRedrawBudget_; }
+  static constexpr size_t kDefaultMinimumRedrawBudget = 256;
   // Grant `grant` was just appended to the table.
   virtual void addGrant(uint32_t grant) = 0;
   // Accepts (returns true; the consumption's handle is the number accepted before it)
@@ -146,6 +154,7 @@ class Engine {
  private:
   RedrawLog* redrawLog_ = nullptr;
   size_t indexAllowance_ = SIZE_MAX;
+  size_t minimumRedrawBudget_ = kDefaultMinimumRedrawBudget;
 };
 
 // An empty engine of the given kind over `grants` (defined in ledger.cpp).

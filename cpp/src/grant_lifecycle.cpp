@@ -91,7 +91,7 @@ void Ledger::replaceWith(std::unique_ptr<GrantTable> table, const std::vector<ui
   noteRebuildRedraws(*table, *engine, order);
   engine->setRedrawLog(redrawLog_.get());
   engine->setIndexAllowance(indexAllowance_);
-  applyMinimumRedrawBudget(engine.get());
+  engine->setMinimumRedrawBudget(engine_->minimumRedrawBudget());
   engine_ = std::move(engine);
   eventIds_ = std::move(ids);
   grants_ = std::move(table);

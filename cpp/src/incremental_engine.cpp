@@ -161,8 +161,8 @@ bool IncrementalEngine::decideBackdated(uint32_t c, bool commit, bool retried) {
   // with the whole budget (or, when that is the short one, the index decides), and the
   // next scan waits for re-draws worth a fraction of a rebuild (scanDue).
   const bool scan = !exact && scanAffordable() && scanDue();
-  const size_t scanBudget =
-      std::min(budget, std::max(minimumBudget_, (amount_.size() + drawn_.size()) / kScanDivisor));
+  const size_t scanBudget = std::min(
+      budget, std::max(minimumRedrawBudget(), (amount_.size() + drawn_.size()) / kScanDivisor));
   Redraw outcome = consumeBackdated(c, commit, scan ? scanBudget : budget);
   if (scan && outcome == Redraw::kOverBudget) {
     popConsumption();
@@ -192,7 +192,7 @@ bool IncrementalEngine::decideBackdated(uint32_t c, bool commit, bool retried) {
     c = pushConsumption(amount, timestamp);
     outcome = consumeBackdated(c, commit, SIZE_MAX);
     assert(outcome == Redraw::kAccepted);
-  } else if (outcome == Redraw::kRejected && rollbackLog_.size() > minimumBudget_ &&
+  } else if (outcome == Redraw::kRejected && rollbackLog_.size() > minimumRedrawBudget() &&
              indexAffordable()) {
     // A long re-draw for nothing: build the index now, so that a retry is rejected by the
     // bound in O(log n) instead of re-drawing again.
@@ -212,7 +212,7 @@ bool IncrementalEngine::decideBackdated(uint32_t c, bool commit, bool retried) {
 }
 
 size_t IncrementalEngine::redrawBudget() const {
-  return std::max(minimumBudget_, (amount_.size() + drawn_.size()) / kBudgetDivisor);
+  return std::max(minimumRedrawBudget(), (amount_.size() + drawn_.size()) / kBudgetDivisor);
 }
 
 void IncrementalEngine::rebuildHeadroomIndex() {

@@ -105,10 +105,6 @@ class IncrementalEngine final : public Engine {
   };
   ScannedIntervals scanInterval(int64_t timestamp) const;
   int64_t headTime() const { return headTime_; }
-  // The least re-draw budget (consumptions touched) before the index decides; the budget is
-  // max(this, events / kBudgetDivisor). Tests lower it to reach every path on small ledgers.
-  void setMinimumRedrawBudget(size_t budget) { minimumBudget_ = budget; }
-  static constexpr size_t kDefaultMinimumBudget = 256;
   static constexpr size_t kBudgetDivisor = 8;
   // What building a headroom index may allocate per event (grants and consumptions), at
   // its peak: the index itself and the sweep's scratch (HeadroomIndex, headroom.cpp).
@@ -343,7 +339,6 @@ class IncrementalEngine final : public Engine {
   size_t intervalCount_ = 0;      // intervals remembered so far (the ring holds the last few)
   size_t undecidedScanWork_ = 0;  // the work of the last scan, if it rejected nothing
   uint64_t touchedAtScan_ = 0;    // stats_.touched then
-  size_t minimumBudget_ = kDefaultMinimumBudget;
   RejectionStats stats_;
 };
 

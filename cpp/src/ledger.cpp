@@ -225,15 +225,7 @@ void Ledger::setIndexAllowance(size_t bytes) {
   engine_->setIndexAllowance(bytes);
 }
 
-void Ledger::setMinimumRedrawBudget(size_t budget) {
-  minimumRedrawBudget_ = budget;
-  applyMinimumRedrawBudget(engine_.get());
-}
-
-void Ledger::applyMinimumRedrawBudget(Engine* engine) const {
-  if (minimumRedrawBudget_ == 0 || engine->kind() != EngineKind::kIncremental) return;
-  static_cast<IncrementalEngine*>(engine)->setMinimumRedrawBudget(minimumRedrawBudget_);
-}
+void Ledger::setMinimumRedrawBudget(size_t budget) { engine_->setMinimumRedrawBudget(budget); }
 
 size_t Ledger::eventRoom(size_t count) const {
   return std::min(count, kMaxEvents - std::min(kMaxEvents, grantCount() + consumptionCount()));

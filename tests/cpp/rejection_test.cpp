@@ -182,7 +182,7 @@ TEST(Rejection, IntervalBoundNeverBelowTheHeadroom) {
     auto uniform = [&](int64_t lo, int64_t hi) {
       return std::uniform_int_distribution<int64_t>(lo, hi)(random);
     };
-    EnginePair engines(gcl::IncrementalEngine::kDefaultMinimumBudget);
+    EnginePair engines(gcl::IncrementalEngine::kDefaultMinimumRedrawBudget);
     int64_t now = 0;
     for (int step = 0; step < 40 && !::testing::Test::HasFailure(); ++step) {
       const int64_t roll = uniform(0, 99);
@@ -276,7 +276,7 @@ TEST(Rejection, WithoutRoomForAnIndexTheRedrawDecidesAlone) {
   EXPECT_EQ(stats.intervalScans, 1u);
   EXPECT_EQ(stats.intervalRejections, 1u);
   EXPECT_EQ(stats.indexBuilds, 0u);
-  EXPECT_LE(stats.touched - touched, gcl::IncrementalEngine::kDefaultMinimumBudget + 1);
+  EXPECT_LE(stats.touched - touched, gcl::IncrementalEngine::kDefaultMinimumRedrawBudget + 1);
   touched = stats.touched;
   EXPECT_FALSE(engine.consume(1, 0));
   EXPECT_EQ(stats.touched, touched);
@@ -309,7 +309,7 @@ TEST(Rejection, ChainRetriesRedrawNothing) {
   EXPECT_EQ(stats.budgetRunOuts, 0u);
   EXPECT_EQ(stats.indexBuilds, 0u);
   const uint64_t firstCall = stats.touched;
-  EXPECT_LE(firstCall, std::max<uint64_t>(gcl::IncrementalEngine::kDefaultMinimumBudget,
+  EXPECT_LE(firstCall, std::max<uint64_t>(gcl::IncrementalEngine::kDefaultMinimumRedrawBudget,
                                           (2 * kChain + 1) / gcl::IncrementalEngine::kScanDivisor) +
                            1);
   // Retries, dry runs and retries between in-order consumptions touch nothing: the

@@ -214,9 +214,8 @@ class Ledger {
   // Engine::setIndexAllowance); answers never depend on it. Unlimited by default.
   void setIndexAllowance(size_t bytes);
   // Tests and the fuzzer: the incremental engine's least re-draw budget before its bounds
-  // decide (IncrementalEngine::setMinimumRedrawBudget; 0 leaves the engine's default), so
-  // that small ledgers take every path of docs/algorithms.md, facts 18 and 22. Answers
-  // never depend on it.
+  // decide (Engine::setMinimumRedrawBudget), so that small ledgers take every path of
+  // docs/algorithms.md, facts 18 and 22. Kept across rebuilds. Answers never depend on it.
   void setMinimumRedrawBudget(size_t budget);
   // Bulk loading: reads where the id tables would look up each of `count` ids (`ids[k]`
   // in the grant ids if `grant[k]`, else in the event ids), so that a loader touching the
@@ -346,8 +345,6 @@ class Ledger {
   // Swaps in `table` if every accepted consumption stays funded under it (grant_lifecycle.cpp).
   void rebuildWith(std::unique_ptr<GrantTable> table, int64_t total, GrantChange* out);
 
-  // Passes minimumRedrawBudget_ on to `engine` (an incremental one).
-  void applyMinimumRedrawBudget(Engine* engine) const;
   // Replaces grants, ids and engine by ones rebuilt from `table` and the consumptions
   // `order` (handles in replay order), fed in that order (grant_lifecycle.cpp).
   void replaceWith(std::unique_ptr<GrantTable> table, const std::vector<uint32_t>& order,
@@ -369,7 +366,6 @@ class Ledger {
   std::unique_ptr<RedrawLog> redrawLog_;
   size_t reallocationFrom_ = 0;
   size_t indexAllowance_ = SIZE_MAX;  // passed on to every engine this ledger makes
-  size_t minimumRedrawBudget_ = 0;    // the same (0: the engine's default)
   // Where prefetchIds's reads go, so that the compiler keeps them.
   mutable uint32_t prefetched_ = 0;
 };
