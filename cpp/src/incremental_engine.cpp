@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cassert>
+#include <memory>
 #include <utility>
 
+#include "gpu_credit_ledger/cold_code.h"
+#include "replay_check.h"
 #include "sort_keys.h"
 
 namespace gcl {
@@ -128,6 +131,13 @@ bool IncrementalEngine::decideBackdated(uint32_t c, bool commit, bool retried) {
   // would reject it, without touching anything. So do the intervals of fact 22.
   const int64_t amount = amount_[c];
   const int64_t timestamp = timestamp_[c];
+  // A blocker found at this time for at most this amount is still left unfunded (fact 18,
+  // The blocker): more demand at the same time only takes more.
+  if (blocked_.valid && timestamp == blocked_.timestamp && amount >= blocked_.amount) {
+    ++stats_.blockerRejections;
+    popConsumption();
+    return false;
+  }
   // An interval remembered from an earlier scan (fact 22) bounds it too.
   if (amount > intervalBoundAt(timestamp)) {
     ++stats_.intervalRejections;
@@ -161,11 +171,13 @@ bool IncrementalEngine::decideBackdated(uint32_t c, bool commit, bool retried) {
   // with the whole budget (or, when that is the short one, the index decides), and the
   // next scan waits for re-draws worth a fraction of a rebuild (scanDue).
   const bool scan = !exact && scanAffordable() && scanDue();
-  const size_t scanBudget = std::min(
-      budget, std::max(minimumRedrawBudget(), (amount_.size() + drawn_.size()) / kScanDivisor));
+  const size_t scanBudget = std::min(budget, shortBudget());
   Redraw outcome = consumeBackdated(c, commit, scan ? scanBudget : budget);
   if (scan && outcome == Redraw::kOverBudget) {
     popConsumption();
+    // A dry run wants the answer alone (and, when it is no, the blocker): the replay from
+    // its time gives both, exactly, where the scan may decide nothing.
+    if (!commit && replayAffordable()) return replayDecides(amount, timestamp);
     const ScannedIntervals scanned = scanInterval(timestamp);
     ++stats_.intervalScans;
     if (amount > scanned.closed.value) {
@@ -342,17 +354,99 @@ int64_t IncrementalEngine::headroomBound(int64_t timestamp) const {
 }
 
 bool IncrementalEngine::blockerOf(int64_t amount, int64_t timestamp, uint32_t* handle) {
-  if (!(blocked_.valid && blocked_.amount == amount && blocked_.timestamp == timestamp)) {
+  if (!knowsBlocker(amount, timestamp)) {
     if (timestamp >= headTime_ || balances_.at(timestamp) < amount) return false;
     // A re-draw that fails stops at the first consumption it cannot cover, and notes it.
-    const Redraw outcome =
-        consumeBackdated(pushConsumption(amount, timestamp), /*commit=*/false, SIZE_MAX);
+    // It moves each consumption it touches at the cost of many operations: past a short
+    // budget, the replay from the call's time finds the same one at a few per event.
+    const bool replay = replayAffordable();
+    const Redraw outcome = consumeBackdated(pushConsumption(amount, timestamp), /*commit=*/false,
+                                            replay ? shortBudget() : SIZE_MAX);
     popConsumption();
-    if (outcome != Redraw::kRejected || !blocked_.valid) return false;
+    if (outcome == Redraw::kOverBudget) replayDecides(amount, timestamp);
+    if (!knowsBlocker(amount, timestamp)) return false;
   }
   *handle = blocked_.blocker;
   return true;
 }
+
+bool IncrementalEngine::replayDecides(int64_t amount, int64_t timestamp) {
+  const Replayed replayed = replayWith(amount, timestamp);
+  ++stats_.replays;
+  if (replayed.blocker != kNoBlocker) {
+    blocked_ = {true, amount, timestamp, replayed.blocker, timestamp_[replayed.blocker]};
+    return false;
+  }
+  if (replayed.newUnfunded) return false;  // unreachable: the balance check comes first
+  // Accepted, but possibly at more cost than the re-draw: as after a scan that decided
+  // nothing, the next waits for re-draws worth a part of this one's work.
+  undecidedScanWork_ = replayed.work;
+  touchedAtScan_ = stats_.touched;
+  return true;
+}
+
+// Rarely called (a dry run or a blocker past the short budget): compiled for size.
+GCL_COLD_CODE_BEGIN
+
+IncrementalEngine::Replayed IncrementalEngine::replayWith(int64_t amount, int64_t timestamp) const {
+  // The replay that defines the ledger (docs/semantics.md), from `timestamp` on, with a new
+  // consumption of `amount` there. Every consumption at or before `timestamp` precedes the
+  // new one in replay order and keeps its draws (fact 3): a grant valid at `timestamp`
+  // starts from what they left of it, one starting later from its amount, and only the new
+  // one and the later consumptions are drawn.
+  const size_t grants = drawn_.size();
+  Replayed out;
+  out.work = grants;
+  std::unique_ptr<int64_t[]> remaining(new int64_t[grants]);  // set for the grants it takes
+  DrawOrderHeap valid(DrawnLater{&grants_});
+  bool inStartOrder = true;
+  size_t firstLater = grants;  // in start order: the grants from here on start later
+  for (uint32_t g = 0; g < grants; ++g) {
+    const int64_t start = grants_.startTime[g];
+    if (g > 0 && start < grants_.startTime[g - 1]) inStartOrder = false;
+    if (start > timestamp) {
+      firstLater = std::min<size_t>(firstLater, g);
+    } else if (grants_.endTime[g] >= timestamp) {
+      remaining[g] = grants_.amount[g] - drawnThrough(g, timestamp);
+      if (remaining[g] > 0) valid.push(g);
+    }
+  }
+  // Out of start order, the grants starting later are sorted by (start, grant).
+  std::vector<SortKey> byStart;
+  if (!inStartOrder) {
+    for (uint32_t g = 0; g < grants; ++g) {
+      if (grants_.startTime[g] > timestamp) byStart.push_back({grants_.startTime[g], g});
+    }
+    sortKeys(&byStart);
+    out.work += byStart.size();
+  }
+  size_t next = inStartOrder ? firstLater : 0;
+  const size_t end = inStartOrder ? grants : byStart.size();
+  if (!drawFrom(grants_, timestamp, amount, &valid, remaining.get(), nullptr)) {
+    out.newUnfunded = true;
+    return out;
+  }
+  const auto later = std::partition_point(order_.begin(), order_.end(),
+                                          [&](uint32_t c) { return timestamp_[c] <= timestamp; });
+  for (auto it = later; it != order_.end(); ++it) {
+    const uint32_t c = *it;
+    const int64_t time = timestamp_[c];
+    for (; next < end; ++next) {
+      const auto g = static_cast<uint32_t>(inStartOrder ? next : byStart[next].value);
+      if (grants_.startTime[g] > time) break;
+      remaining[g] = grants_.amount[g];
+      valid.push(g);
+    }
+    ++out.work;
+    if (!drawFrom(grants_, time, amount_[c], &valid, remaining.get(), nullptr)) {
+      out.blocker = c;
+      return out;
+    }
+  }
+  return out;
+}
+
+GCL_COLD_CODE_END
 
 IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool commit,
                                                               size_t budget) {

@@ -82,6 +82,8 @@ class IncrementalEngine final : public Engine {
     uint64_t trackerStarts = 0;       // headroom trackers started (fact 21)
     uint64_t trackerAnswers = 0;      // headroom queries and backdated calls a tracker decided
     uint64_t intervalScans = 0;       // interval bounds computed by a scan (fact 22)
+    uint64_t replays = 0;             // dry runs and blockers decided by a replay from their time
+    uint64_t blockerRejections = 0;   // rejected by a blocker found before, nothing re-drawn
     uint64_t intervalRejections = 0;  // rejected by an interval bound, scanned or remembered
   };
   const RejectionStats& rejectionStats() const { return stats_; }
@@ -191,6 +193,26 @@ class IncrementalEngine final : public Engine {
   // The least remembered bound on an interval holding `timestamp`; INT64_MAX if none.
   int64_t intervalBoundAt(int64_t timestamp) const;
   bool scanAffordable() const { return (order_.size() + 2) * 8 <= indexAllowance(); }
+  // The replay's scratch: what remains of each grant, and a sort of them by start.
+  bool replayAffordable() const { return (drawn_.size() + 2) * 24 <= indexAllowance(); }
+  // The re-draw budget before a scan or a replay takes over.
+  size_t shortBudget() const {
+    return std::max(minimumRedrawBudget(), (amount_.size() + drawn_.size()) / kScanDivisor);
+  }
+  bool knowsBlocker(int64_t amount, int64_t timestamp) const {
+    return blocked_.valid && blocked_.amount == amount && blocked_.timestamp == timestamp;
+  }
+  // A dry run's answer from replayWith; a rejection's blocker is kept in blocked_.
+  bool replayDecides(int64_t amount, int64_t timestamp);
+  static constexpr uint32_t kNoBlocker = UINT32_MAX;
+  struct Replayed {
+    uint32_t blocker = kNoBlocker;  // the first later consumption left unfunded
+    bool newUnfunded = false;       // the new one itself
+    size_t work = 0;                // grants and consumptions read
+  };
+  // The replay with a consumption of `amount` at `timestamp` added, from that time on
+  // (replay_check.h). O((k + G) log G) for the k consumptions later than `timestamp`.
+  Replayed replayWith(int64_t amount, int64_t timestamp) const;
   // Whether the scan may run now: never yet undecided, or re-draws have done enough since.
   bool scanDue() const {
     return stats_.touched - touchedAtScan_ >= undecidedScanWork_ / kScanPayback;

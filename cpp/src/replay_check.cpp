@@ -9,6 +9,23 @@ GCL_COLD_CODE_BEGIN
 
 namespace gcl {
 
+bool drawFrom(const GrantTable& grants, int64_t time, int64_t need, DrawOrderHeap* valid,
+              int64_t* remaining, std::vector<Draw>* draws) {
+  while (need > 0) {
+    while (!valid->empty() &&
+           (grants.endTime[valid->top()] < time || remaining[valid->top()] == 0)) {
+      valid->pop();
+    }
+    if (valid->empty()) return false;
+    const uint32_t g = valid->top();
+    const int64_t take = std::min(need, remaining[g]);
+    remaining[g] -= take;
+    need -= take;
+    if (draws != nullptr) draws->push_back({g, take});
+  }
+  return true;
+}
+
 size_t firstUnfunded(const GrantTable& grants, const std::vector<TimedAmount>& ordered,
                      std::vector<std::vector<Draw>>* draws) {
   if (draws != nullptr) draws->assign(ordered.size(), {});
@@ -23,17 +40,9 @@ size_t firstUnfunded(const GrantTable& grants, const std::vector<TimedAmount>& o
     while (nextGrant < byStart.size() && byStart[nextGrant].key <= t) {
       valid.push(static_cast<uint32_t>(byStart[nextGrant++].value));
     }
-    int64_t need = ordered[i].amount;
-    while (need > 0) {
-      while (!valid.empty() && (grants.endTime[valid.top()] < t || remaining[valid.top()] == 0)) {
-        valid.pop();
-      }
-      if (valid.empty()) return i;
-      const uint32_t g = valid.top();
-      const int64_t take = std::min(need, remaining[g]);
-      remaining[g] -= take;
-      need -= take;
-      if (draws != nullptr) (*draws)[i].push_back({g, take});
+    if (!drawFrom(grants, t, ordered[i].amount, &valid, remaining.data(),
+                  draws != nullptr ? &(*draws)[i] : nullptr)) {
+      return i;
     }
   }
   return ordered.size();

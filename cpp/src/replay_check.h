@@ -30,6 +30,13 @@ using DrawOrderHeap = std::priority_queue<uint32_t, std::vector<uint32_t>, Drawn
 size_t firstUnfunded(const GrantTable& grants, const std::vector<TimedAmount>& ordered,
                      std::vector<std::vector<Draw>>* draws = nullptr);
 
+// One step of that replay: draws `need` at `time` from the live grants in `valid`,
+// earliest-expiring first, dropping the expired and the spent on the way; false if they run
+// out. `remaining` is indexed by grant; with `draws`, each draw is appended to it. The
+// incremental engine's replay from a backdated call's time takes the same steps.
+bool drawFrom(const GrantTable& grants, int64_t time, int64_t need, DrawOrderHeap* valid,
+              int64_t* remaining, std::vector<Draw>* draws);
+
 // Accepted consumption handles in replay order: (timestamp, acceptance order).
 std::vector<uint32_t> replayOrder(const Engine& engine, size_t count);
 

@@ -113,6 +113,8 @@ TEST(Rejection, RandomSequencesMatchTheReplayEngine) {
   uint64_t builds = 0;
   uint64_t scans = 0;
   uint64_t intervalRejections = 0;
+  uint64_t replays = 0;
+  uint64_t blockerRejections = 0;
   int blockers = 0;
   for (uint32_t seed = 1; seed <= 400 && !::testing::Test::HasFailure(); ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
@@ -159,14 +161,18 @@ TEST(Rejection, RandomSequencesMatchTheReplayEngine) {
     blockers += engines.blockers;
     scans += engines.stats().intervalScans;
     intervalRejections += engines.stats().intervalRejections;
+    replays += engines.stats().replays;
+    blockerRejections += engines.stats().blockerRejections;
   }
   // Every path was taken, many times.
   EXPECT_GT(boundRejections, 200u);
   EXPECT_GT(runOuts, 200u);
   EXPECT_GT(builds, 400u);
   EXPECT_GT(blockers, 1000);
-  EXPECT_GT(scans, 500u);
-  EXPECT_GT(intervalRejections, 1500u);
+  EXPECT_GT(scans, 400u);
+  EXPECT_GT(intervalRejections, 1000u);
+  EXPECT_GT(replays, 1000u);  // dry runs and blockers past the short budget
+  EXPECT_GT(blockerRejections, 800u);
 }
 
 // Fact 22 against the brute-force model: each scanned interval holds t, its value is the
@@ -259,26 +265,31 @@ TEST(Rejection, WithoutRoomForAnIndexTheRedrawDecidesAlone) {
   const auto& stats = engine.rejectionStats();
   engine.setIndexAllowance(0);
   uint64_t touched = stats.touched;
-  for (int retry = 0; retry < 3; ++retry) {
-    EXPECT_FALSE(engine.consume(1, 0));
-    EXPECT_FALSE(engine.wouldAccept(1, 0));
-    // The whole chain, every time: no budget, no index.
-    EXPECT_GE(stats.touched - touched, static_cast<uint64_t>(2 * kChain));
+  for (int64_t t = 0; t < 3; ++t) {
+    // A time not asked before: the whole chain from t on, no budget, no index, no replay.
+    EXPECT_FALSE(engine.consume(1, t));
+    EXPECT_GE(stats.touched - touched, static_cast<uint64_t>(kChain - t));
     touched = stats.touched;
+    // Asked again, the blocker that re-draw stopped at rejects it, nothing re-drawn.
+    EXPECT_FALSE(engine.consume(1, t));
+    EXPECT_FALSE(engine.wouldAccept(1, t));
+    EXPECT_EQ(stats.touched, touched);
   }
+  EXPECT_EQ(stats.blockerRejections, 6u);
   EXPECT_EQ(stats.indexBuilds, 0u);
   EXPECT_EQ(stats.budgetRunOuts, 0u);
   EXPECT_EQ(stats.boundRejections, 0u);
-  // With room again, the next rejection scans for an interval bound (fact 22) after a short
-  // re-draw, and retries stop at the interval.
+  EXPECT_EQ(stats.replays, 0u);
+  // With room again, the next rejection at a new time scans for an interval bound (fact 22)
+  // after a short re-draw, and retries stop at the interval.
   engine.setIndexAllowance(SIZE_MAX);
-  EXPECT_FALSE(engine.consume(1, 0));
+  EXPECT_FALSE(engine.consume(1, 3));
   EXPECT_EQ(stats.intervalScans, 1u);
   EXPECT_EQ(stats.intervalRejections, 1u);
   EXPECT_EQ(stats.indexBuilds, 0u);
   EXPECT_LE(stats.touched - touched, gcl::IncrementalEngine::kDefaultMinimumRedrawBudget + 1);
   touched = stats.touched;
-  EXPECT_FALSE(engine.consume(1, 0));
+  EXPECT_FALSE(engine.consume(1, 3));
   EXPECT_EQ(stats.touched, touched);
   EXPECT_EQ(stats.intervalRejections, 2u);
   EXPECT_EQ(engine.checkInvariants(), "");
@@ -331,12 +342,14 @@ TEST(Rejection, ChainRetriesRedrawNothing) {
   EXPECT_EQ(stats.indexBuilds, 0u);
   EXPECT_EQ(stats.boundRejections, 0u);
   EXPECT_EQ(stats.intervalRejections, 47u);
-  // The blocker is found once (one full re-draw), then kept across in-order consumptions.
+  // The blocker is found once, by a short re-draw and then the replay from time 0 (not a
+  // re-draw of the whole chain), and kept across in-order consumptions.
   uint32_t blocker = 0;
   ASSERT_TRUE(engine.blockerOf(1, 0, &blocker));
   EXPECT_EQ(blocker, static_cast<uint32_t>(kChain - 1));  // the consumption at n
+  EXPECT_EQ(stats.replays, 1u);
   const uint64_t afterBlocker = stats.touched;
-  EXPECT_EQ(afterBlocker - firstCall, static_cast<uint64_t>(kChain + 1));
+  EXPECT_EQ(afterBlocker - firstCall, firstCall);  // the same short budget again
   ASSERT_TRUE(engine.consume(1, 2 * kChain));
   ASSERT_TRUE(engine.blockerOf(1, 0, &blocker));
   EXPECT_EQ(blocker, static_cast<uint32_t>(kChain - 1));
