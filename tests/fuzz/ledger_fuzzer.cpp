@@ -5,7 +5,8 @@
 // every interesting time, allocations of every id, the curve, counts), the incremental
 // engine's state is self-consistent, and a call that could not change the ledger (refused,
 // rejected, a retry, a refused lifecycle change, a queued submission) changed nothing; and
-// the headroom at three fixed probe times agrees between the engines after every call.
+// the headroom at three fixed probe times agrees between the engines after every call. Each
+// consumption is also tried as a dry run first, on both engines, answer for answer.
 // Most inputs lower the incremental engine's re-draw budget, so that its rejection bounds
 // decide calls on these small ledgers too.
 //
@@ -309,6 +310,17 @@ std::string queryResult(const L& ledger, const Query& q) {
   return std::string(gcl::statusName(status)) + " " + value;
 }
 
+// A consumption's dry run (tryConsume), in words: what consume would answer, with the
+// allocations of an acceptance and the reason and blocker of a rejection.
+std::string dryRunText(gcl::Ledger& ledger, const Op& op) {
+  gcl::ConsumeResult result;
+  const gcl::Status status = ledger.tryConsume(op.id, op.amount, op.time, /*dryRun=*/true, &result);
+  return std::string(gcl::statusName(status)) +
+         (result.accepted ? " accepted " + gcl_test::allocationsText(result.allocations)
+                          : " rejected, reason " + std::to_string(static_cast<int>(result.reason)) +
+                                ", blocker " + result.blockingEventId);
+}
+
 // Each accepted consumption's amount, as the reference ledger records it.
 std::map<std::string, int64_t> acceptedAmounts(const gcl::Ledger& ledger) {
   std::map<std::string, int64_t> amounts;
@@ -391,6 +403,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       continue;
     }
     const Op& op = call.op;
+    if (op.isConsume()) {
+      // The same consumption as a dry run first: the engines must agree on its answer,
+      // reason and blocker (docs/algorithms.md, facts 18 and 23), and it changes nothing:
+      // the checks after the call itself see the state it left.
+      const std::string wantDry = dryRunText(reference, op);
+      const std::string gotDry = dryRunText(fast, op);
+      if (gotDry != wantDry) {
+        mismatch(calls, i, "its dry run: fast " + gotDry + ", reference " + wantDry);
+      }
+    }
     const gcl_test::Outcome want = gcl_test::applyLedgerOp(reference, op);
     const gcl_test::Outcome got = gcl_test::applyLedgerOp(fast, op);
     if (op.isLifecycle()) modelActive = false;
