@@ -3,8 +3,9 @@
 // past the engine's re-draw budget, with retries of rejected calls interleaved with writes
 // of every kind (grants, in-order and backdated consumptions, submit, voidGrant,
 // setGrantEnd, compact). Every result, thrown code, reallocated() answer and, at the end,
-// every observable view must match the oracle. That the bound answers retries without
-// re-drawing is held to counters in tests/cpp/rejection_test.cpp.
+// every observable view must match the oracle. Retries also ask for more at a rejected
+// time. That the bound answers retries without re-drawing is held to counters in
+// tests/cpp/rejection_test.cpp.
 import { describe, expect, it } from 'vitest';
 import { GPULedger } from 'gpu-credit-ledger';
 import { HorizonOracle } from './horizon-oracle.js';
@@ -64,11 +65,13 @@ function runSequence(seed, counts, { chain, length }) {
     const roll = random();
     if (roll < 0.4 && rejected.length) {
       const [id, amount, t] = rejected[int(0, rejected.length - 1)];
-      const how = int(0, 3);
+      const how = int(0, 4);
       if (how === 0) call('consume', id, amount, t);
       else if (how === 1) call('tryConsume', id, amount, t, { dryRun: true });
       else if (how === 2) call('tryConsume', id, amount, t);
-      else call('submit', id, amount, t);
+      else if (how === 3) call('submit', id, amount, t);
+      // More at the same time (a kept blocker rejects it at once, fact 23).
+      else call(random() < 0.5 ? 'consume' : 'tryConsume', `m${next++}`, amount + int(0, 2), t);
     } else if (roll < 0.55) {
       const args = backdated();
       const { value } = call('consume', ...args);
