@@ -395,6 +395,10 @@ IncrementalEngine::Replayed IncrementalEngine::replayWith(int64_t amount, int64_
   // starts from what they left of it, one starting later from its amount, and only the new
   // one and the later consumptions are drawn.
   const size_t grants = drawn_.size();
+  const int64_t* startTime = grants_.startTime.data();  // locals: read once, not per use
+  const int64_t* grantAmount = grants_.amount.data();
+  const int64_t* times = timestamp_.data();
+  const int64_t* amounts = amount_.data();
   Replayed out;
   out.work = grants;
   std::unique_ptr<int64_t[]> remaining(new int64_t[grants]);  // set for the grants it takes
@@ -402,12 +406,12 @@ IncrementalEngine::Replayed IncrementalEngine::replayWith(int64_t amount, int64_
   bool inStartOrder = true;
   size_t firstLater = grants;  // in start order: the grants from here on start later
   for (uint32_t g = 0; g < grants; ++g) {
-    const int64_t start = grants_.startTime[g];
-    if (g > 0 && start < grants_.startTime[g - 1]) inStartOrder = false;
+    const int64_t start = startTime[g];
+    if (g > 0 && start < startTime[g - 1]) inStartOrder = false;
     if (start > timestamp) {
       firstLater = std::min<size_t>(firstLater, g);
     } else if (grants_.endTime[g] >= timestamp) {
-      remaining[g] = grants_.amount[g] - drawnThrough(g, timestamp);
+      remaining[g] = grantAmount[g] - drawnThrough(g, timestamp);
       if (remaining[g] > 0) valid.push(g);
     }
   }
@@ -415,7 +419,7 @@ IncrementalEngine::Replayed IncrementalEngine::replayWith(int64_t amount, int64_
   std::vector<SortKey> byStart;
   if (!inStartOrder) {
     for (uint32_t g = 0; g < grants; ++g) {
-      if (grants_.startTime[g] > timestamp) byStart.push_back({grants_.startTime[g], g});
+      if (startTime[g] > timestamp) byStart.push_back({startTime[g], g});
     }
     sortKeys(&byStart);
     out.work += byStart.size();
@@ -427,18 +431,18 @@ IncrementalEngine::Replayed IncrementalEngine::replayWith(int64_t amount, int64_
     return out;
   }
   const auto later = std::partition_point(order_.begin(), order_.end(),
-                                          [&](uint32_t c) { return timestamp_[c] <= timestamp; });
+                                          [&](uint32_t c) { return times[c] <= timestamp; });
   for (auto it = later; it != order_.end(); ++it) {
     const uint32_t c = *it;
-    const int64_t time = timestamp_[c];
+    const int64_t time = times[c];
     for (; next < end; ++next) {
       const auto g = static_cast<uint32_t>(inStartOrder ? next : byStart[next].value);
-      if (grants_.startTime[g] > time) break;
-      remaining[g] = grants_.amount[g];
+      if (startTime[g] > time) break;
+      remaining[g] = grantAmount[g];
       valid.push(g);
     }
     ++out.work;
-    if (!drawFrom(grants_, time, amount_[c], &valid, remaining.get(), nullptr)) {
+    if (!drawFrom(grants_, time, amounts[c], &valid, remaining.get(), nullptr)) {
       out.blocker = c;
       return out;
     }
