@@ -14,7 +14,9 @@
 //    bound is rejected in O(log n) without re-drawing anything. A re-draw that runs past a
 //    short budget is rolled back for one pass that bounds the headroom by an interval's
 //    spare credit (fact 22), remembered for the retries; past the full budget, the index
-//    is rebuilt and the call decided from it exactly.
+//    is rebuilt and the call decided from it exactly. A dry run past the short budget, and
+//    the search for tryConsume's blocker, replay from the call's time instead (fact 23);
+//    a blocker found is kept and rejects its time for as much or more in O(1).
 #ifndef GPU_CREDIT_LEDGER_INCREMENTAL_ENGINE_H_
 #define GPU_CREDIT_LEDGER_INCREMENTAL_ENGINE_H_
 
@@ -116,8 +118,9 @@ class IncrementalEngine final : public Engine {
   static constexpr size_t kMaxTrackers = 4;
   static constexpr size_t kRecentTimes = 4;
   // A re-draw that touches more than max(minimum budget, events / kScanDivisor)
-  // consumptions without deciding is rolled back once for the interval scan of fact 22
-  // (a few operations per event, against a re-draw's thousand per consumption touched).
+  // consumptions without deciding is rolled back once for the interval scan of fact 22,
+  // or, for a dry run, the replay of fact 23 (a few operations per event, against a
+  // re-draw's thousand per consumption touched).
   // After a scan that decided nothing, the next one waits until re-draws have touched a
   // kScanPayback-th of its work in consumptions (its work: events read, plus kProbeWork
   // per search probe, a random read where the rest is sequential; a consumption re-drawn
