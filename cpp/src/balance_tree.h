@@ -60,6 +60,8 @@ class BalanceTree {
   };
 
   Split insert(uint32_t node, int level, int64_t time, int64_t delta);
+  // Moves a leaf's keys from j on one slot up (the leaf has room).
+  static void openSlot(Leaf* leaf, int j);
   // Adds through a finger if `time` routes to its leaf and the leaf has room; false if not.
   bool addThroughFinger(int64_t time, int64_t delta);
   // After a descent that split nothing: remembers its leaf and path as a finger.
