@@ -71,3 +71,41 @@ export function eventsOf(n) {
   }
   return events;
 }
+
+/** The same events as applyColumns takes them (typed-array columns, ids as UTF-8). */
+export function columnsOf(events) {
+  const n = events.length;
+  const ids = events.map((e) => (e.kind === 'grant' ? e.grantId : e.eventId));
+  const columns = {
+    kinds: new Uint8Array(n),
+    ids: new TextEncoder().encode(ids.join('')),
+    idEnds: new Uint32Array(n),
+    amounts: new Float64Array(n),
+    times: new Float64Array(n),
+    endTimes: new Float64Array(n),
+  };
+  let end = 0;
+  events.forEach((e, i) => {
+    const grant = e.kind === 'grant';
+    columns.kinds[i] = grant ? 0 : 1;
+    end += new TextEncoder().encode(ids[i]).length;
+    columns.idEnds[i] = end;
+    columns.amounts[i] = e.amount;
+    columns.times[i] = grant ? e.startTime : e.timestamp;
+    columns.endTimes[i] = grant ? e.endTime : 0;
+  });
+  return columns;
+}
+
+/** Events from..to - 1 of columnsOf's result, as their own columns (a part of a log). */
+export function columnsPart(columns, from, to) {
+  const base = from === 0 ? 0 : columns.idEnds[from - 1];
+  return {
+    kinds: columns.kinds.subarray(from, to),
+    ids: columns.ids.subarray(base, columns.idEnds[to - 1]),
+    idEnds: columns.idEnds.slice(from, to).map((end) => end - base),
+    amounts: columns.amounts.subarray(from, to),
+    times: columns.times.subarray(from, to),
+    endTimes: columns.endTimes.subarray(from, to),
+  };
+}

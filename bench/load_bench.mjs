@@ -1,10 +1,10 @@
 // Bulk-load and preview half of `npm run bench`: how fast a ledger is loaded from a
-// snapshot (fromJSON) or from a list of events (applyBatch, one crossing into WASM per
-// chunk) against one call per event (a write followed by headroom queries:
+// snapshot (fromJSON), from a list of events (applyBatch, one crossing into WASM per
+// chunk) or from typed-array columns (applyColumns) against one call per event (a write followed by headroom queries:
 // bench/headroom_bench.mjs).
 //   node bench/load_bench.mjs [--quick]      (--quick leaves out 10^6)
 import { GPULedger } from 'gpu-credit-ledger';
-import { eventsOf, snapshotOf } from './generators.mjs';
+import { columnsOf, columnsPart, eventsOf, snapshotOf } from './generators.mjs';
 
 const quick = process.argv.includes('--quick');
 const RUN = 4096; // entries per applyBatch when the service replays a log
@@ -18,10 +18,10 @@ function best(repeats, run) {
 }
 
 const pad = (text, width) => String(text).padStart(width);
-const row = (name, n, s) => console.log(`${name.padEnd(34)} ${pad(n, 9)} ${pad(Math.round(n / s), 12)} ${pad((s * 1e3).toFixed(1), 10)}`);
+const row = (name, n, s) => console.log(`${name.padEnd(38)} ${pad(n, 9)} ${pad(Math.round(n / s), 12)} ${pad((s * 1e3).toFixed(1), 10)}`);
 
 console.log('\nBulk loading through the public API (best of 3, one run at 10^6)');
-console.log(`${'load'.padEnd(34)} ${pad('events', 9)} ${pad('events/s', 12)} ${pad('ms', 10)}`);
+console.log(`${'load'.padEnd(38)} ${pad('events', 9)} ${pad('events/s', 12)} ${pad('ms', 10)}`);
 for (const n of sizes) {
   const repeats = n >= 1e6 ? 1 : 3;
   const events = eventsOf(n);
@@ -66,6 +66,29 @@ for (const n of sizes) {
     };
     row(`applyBatch in runs of ${RUN}`, n, best(repeats, inRuns(false)));
     if (typeof GPULedger.prototype.reserveEvents === 'function') row(`reserveEvents(n), runs of ${RUN}`, n, best(repeats, inRuns(true)));
+  }
+  if (typeof GPULedger.prototype.applyColumns === 'function') {
+    // The same events as columns (built before the clock starts, as a log's packs hold them).
+    const columns = columnsOf(events);
+    const parts = [];
+    for (let from = 0; from < n; from += RUN) parts.push(columnsPart(columns, from, Math.min(n, from + RUN)));
+    const load = (inParts) => () => {
+      const start = process.hrtime.bigint();
+      const ledger = new GPULedger();
+      const results = [];
+      if (inParts) {
+        ledger.reserveEvents(n); // as the service's rebuild does
+        for (const part of parts) results.push(ledger.applyColumns(part).results);
+      } else {
+        results.push(ledger.applyColumns(columns).results);
+      }
+      const s = seconds(start);
+      if (results.some((codes) => codes.some((code) => code !== 1))) throw new Error('bench: applyColumns refused an event');
+      ledger.dispose();
+      return s;
+    };
+    row('applyColumns', n, best(repeats, load(false)));
+    row(`reserveEvents(n), applyColumns ${RUN}`, n, best(repeats, load(true)));
   }
   const snapshot = snapshotOf(n);
   const text = JSON.stringify(snapshot);

@@ -1,7 +1,9 @@
 // Bulk loading: many grants and consumptions in one crossing into WASM per chunk
 // (WasmLedger::applyBatch, cpp/bindings/wasm_ledger.h, through the plain exports `raw`).
 // Ids travel as one UTF-8 buffer with end offsets, numbers as a Float64Array, results as
-// an Int32Array; each event is applied exactly as its single call would apply it.
+// an Int32Array; each event is applied exactly as its single call would apply it. Events
+// come as objects (runBatch: applyBatch, fromJSON) or as columns already in that shape
+// (runColumns: applyColumns), which are copied in whole.
 
 const encoder = new TextEncoder();
 
@@ -92,4 +94,58 @@ export function runBatch(module, raw, self, maxIdBytes, count, describe, settle)
   }
   raw.reserveBatch(self, 0, 0); // frees the buffers: a ledger keeps no batch memory between calls
   spareKinds = kinds;
+}
+
+// applyColumns' result codes, one byte per event.
+export const COLUMN_REJECTED = 0; // a consumption the ledger rejected
+export const COLUMN_APPLIED = 1; // a grant added (or an identical retry), a consumption accepted
+export const COLUMN_FAILED = 2; // the event's single call would have thrown
+
+/**
+ * Runs the events of `columns` (GPULedger.applyColumns, checked there: kinds 0 and 1 are
+ * BATCH_GRANT and BATCH_CONSUME) through the ledger at `self` in the chunks of runBatch,
+ * writing each event's code into `results`. Events already COLUMN_FAILED there stay out
+ * (`anyFailed` false: none is); `fail(i, status)` gets each event the core refused.
+ * The ids and kinds are copied into WASM memory in whole, the numbers interleaved as the
+ * batch buffer holds them.
+ */
+export function runColumns(module, raw, self, columns, results, anyFailed, fail) {
+  const { kinds, ids, idEnds, amounts, times, endTimes } = columns;
+  const count = kinds.length;
+  const chunkKinds = takeKinds();
+  raw.reserveEvents(self, count);
+  for (let start = 0; start < count; start += CHUNK) {
+    const size = Math.min(CHUNK, count - start);
+    const idStart = start === 0 ? 0 : idEnds[start - 1];
+    raw.reserveBatch(self, size, idEnds[start + size - 1] - idStart);
+    // Reserving may grow the heap, which replaces the views: take them after it.
+    const heap = module.HEAPU8;
+    if (anyFailed) {
+      for (let k = 0; k < size; k++) chunkKinds[k] = results[start + k] === COLUMN_FAILED ? BATCH_SKIP : kinds[start + k];
+      heap.set(size === CHUNK ? chunkKinds : chunkKinds.subarray(0, size), raw.batchKinds(self));
+    } else {
+      heap.set(kinds.subarray(start, start + size), raw.batchKinds(self));
+    }
+    heap.set(ids.subarray(idStart, idEnds[start + size - 1]), raw.batchIds(self));
+    const ends = new Uint32Array(heap.buffer, raw.batchIdEnds(self), size);
+    const numbers = new Float64Array(heap.buffer, raw.batchNumbers(self), 3 * size);
+    for (let k = 0; k < size; k++) {
+      const i = start + k;
+      ends[k] = idEnds[i] - idStart;
+      numbers[3 * k] = amounts[i];
+      numbers[3 * k + 1] = times[i];
+      numbers[3 * k + 2] = endTimes[i];
+    }
+    raw.applyBatch(self, size);
+    const out = new Int32Array(module.HEAPU8.buffer, raw.batchResults(self), size);
+    for (let k = 0; k < size; k++) {
+      const i = start + k;
+      if (anyFailed && results[i] === COLUMN_FAILED) continue;
+      const result = out[k];
+      if (result >= 0) results[i] = result;
+      else fail(i, -result);
+    }
+  }
+  raw.reserveBatch(self, 0, 0); // frees the buffers: a ledger keeps no batch memory between calls
+  spareKinds = chunkKinds;
 }

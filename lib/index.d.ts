@@ -87,6 +87,32 @@ export type BatchEvent =
   | { kind: 'grant'; grantId: string; amount: number; startTime: number; endTime: number }
   | { kind: 'consume'; eventId: string; amount: number; timestamp: number };
 
+/**
+ * Events for {@link GPULedger.applyColumns}, one entry per event in each column but `ids`.
+ * Event `i`'s id is `ids[idEnds[i - 1] … idEnds[i])` (event 0's starts at 0).
+ */
+export interface EventColumns {
+  /** `0` for `addGrant`, `1` for `consume`. */
+  kinds: Uint8Array;
+  /** Every event's id (`grantId` or `eventId`) as UTF-8, one after another. */
+  ids: Uint8Array;
+  /** Where each event's id ends in `ids`. */
+  idEnds: Uint32Array;
+  amounts: Float64Array;
+  /** A grant's `startTime`, a consumption's `timestamp`. */
+  times: Float64Array;
+  /** A grant's `endTime`; not read for a consumption. */
+  endTimes: Float64Array;
+}
+
+/** What {@link GPULedger.applyColumns} did with each event. */
+export interface ColumnResults {
+  /** Per event: `1` grant added (or an identical retry) or consumption accepted, `0` consumption rejected, `2` failed. */
+  results: Uint8Array;
+  /** The error of each failed event, by its index. */
+  errors: Map<number, Error>;
+}
+
 export interface ConsumeResult {
   accepted: boolean;
   /** Its draws when accepted (as {@link GPULedger.allocations} would show them right after); `[]` when rejected. */
@@ -253,6 +279,21 @@ export declare class GPULedger {
    * @throws {TypeError} when `events` is not an array.
    */
   applyBatch(events: readonly BatchEvent[]): (boolean | Error)[];
+
+  /**
+   * {@link GPULedger.applyBatch} for events given as columns ({@link EventColumns}), which
+   * are copied into WebAssembly memory in whole: no object or string per event, the fastest
+   * way to load many events (a service replaying its log). Each event is applied exactly
+   * as its single call would be; `results` has one code per event (`1` grant added or
+   * consumption accepted, `0` consumption rejected, `2` failed) and `errors` the error each
+   * failed event's single call would have thrown, by index (`RangeError` for an id that is
+   * not well-formed UTF-8, or a kind other than 0 and 1). A failed event changes nothing and
+   * the rest goes on; listeners and `reallocated()` as for `applyBatch`.
+   * @throws {TypeError} when `columns` is not an object or a column is not of its type.
+   * @throws {RangeError} when a column's length is not the number of events, or `idEnds`
+   * decreases or ends beyond `ids`.
+   */
+  applyColumns(columns: EventColumns): ColumnResults;
 
   /**
    * Makes room for `count` more grants and consumptions at once, when the heap allows it

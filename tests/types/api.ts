@@ -5,8 +5,10 @@ import type {
   AcceptedPending,
   BurnDown,
   BurnDownDraw,
+  ColumnResults,
   CompactResult,
   ConsumeResult,
+  EventColumns,
   GrantChangeResult,
   GrantEndResult,
   GrantState,
@@ -113,3 +115,36 @@ function previews(l: GPULedger): void {
   void [room, reason, blocking, drawn, left, below, voided.applied, letIn, outcome, queue, dropped, movedTo];
 }
 void previews;
+
+// applyColumns: typed-array columns in, a code per event and the errors out.
+function columns(l: GPULedger) {
+  const { results, errors }: ColumnResults = l.applyColumns({
+    kinds: new Uint8Array([0, 1]),
+    ids: new TextEncoder().encode('g1c1'),
+    idEnds: new Uint32Array([2, 4]),
+    amounts: new Float64Array([10, 4]),
+    times: new Float64Array([0, 5]),
+    endTimes: new Float64Array([9, 0]),
+  });
+  const code: number = results[1];
+  const failure: Error | undefined = errors.get(0);
+  // @ts-expect-error the ids travel as UTF-8 bytes, not strings
+  l.applyColumns({
+    kinds: new Uint8Array(1),
+    ids: ['g1'],
+    idEnds: new Uint32Array(1),
+    amounts: new Float64Array(1),
+    times: new Float64Array(1),
+    endTimes: new Float64Array(1),
+  });
+  const shape: EventColumns = {
+    kinds: results,
+    ids: results,
+    idEnds: new Uint32Array(0),
+    amounts: new Float64Array(0),
+    times: new Float64Array(0),
+    endTimes: new Float64Array(0),
+  };
+  void [code, failure, shape];
+}
+void columns;
