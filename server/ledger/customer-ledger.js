@@ -3,7 +3,7 @@
 // the replay that rebuilds it from the store.
 import { GPULedger } from 'gpu-credit-ledger';
 import { KINDS } from '../store/interface.js';
-import { orNull } from '../store/packs.js';
+import { idByteEnds, orNull } from '../store/packs.js';
 
 // Entries per applyBatch call of a replay: one batch chunk of the package. Short runs let
 // the store's rows and the results die young (a run of 65,536 kept them alive into V8's
@@ -12,6 +12,11 @@ const RUN_ENTRIES = 4096;
 
 const GRANT = KINDS.indexOf('grant');
 const CONSUME = KINDS.indexOf('consume');
+// applyColumns' codes per event, and its kinds: the log's (KINDS) for grants and consumptions.
+const COLUMN_REJECTED = 0;
+const COLUMN_FAILED = 2;
+if (GRANT !== 0 || CONSUME !== 1) throw new Error('applyColumns takes kinds 0 (grant) and 1 (consume)');
+const decoder = new TextDecoder();
 
 // The grants and consumptions of a replay waiting for one applyBatch call, with each
 // entry's seq. The event objects are reused, one per slot: applyBatch reads its events
@@ -144,26 +149,57 @@ export class CustomerLedger {
 
   /**
    * Applies a pack's entries (store/packs.js) in seq order, as applyEntries applies the
-   * same entries as rows: grants and consumptions go from the pack's columns straight into
-   * the run's reused event objects (no tuple per entry), every other kind through apply(),
-   * in its place.
+   * same entries as rows: each run of grants and consumptions goes from the pack's
+   * columns to the package's applyColumns in one call (the ids as the pack's UTF-8 bytes,
+   * no string or object per entry), every other kind through apply(), in its place.
    */
   applyPack(pack) {
     const { firstSeq, kinds, amounts, t1s, t2s, idLengths, idText } = pack;
-    let at = 0; // where the next id starts in idText
-    for (let i = 0; i < kinds.length; i++) {
-      const code = kinds[i];
-      const id = idText.slice(at, (at += idLengths[i]));
-      if (code === GRANT) run.addGrant(firstSeq + i, id, orNull(amounts[i]), orNull(t1s[i]), orNull(t2s[i]));
-      else if (code === CONSUME) run.addConsume(firstSeq + i, id, orNull(amounts[i]), orNull(t1s[i]));
-      else {
-        this.#flushRun();
-        this.apply([firstSeq + i, KINDS[code], id, orNull(amounts[i]), orNull(t1s[i]), orNull(t2s[i])]);
+    this.#flushRun(); // the rows before the pack come first
+    const idEnds = idByteEnds(pack);
+    let at = 0; // where entry i's id starts in idText
+    for (let i = 0; i < kinds.length;) {
+      if (kinds[i] === GRANT || kinds[i] === CONSUME) {
+        const from = i;
+        while (i < kinds.length && (kinds[i] === GRANT || kinds[i] === CONSUME)) at += idLengths[i++];
+        this.#applyColumns(pack, idEnds, from, i);
         continue;
       }
-      if (run.size >= RUN_ENTRIES) this.#flushRun();
+      const id = idText.slice(at, (at += idLengths[i]));
+      this.apply([firstSeq + i, KINDS[kinds[i]], id, orNull(amounts[i]), orNull(t1s[i]), orNull(t2s[i])]);
+      i++;
     }
-    this.#flushRun();
+  }
+
+  // Entries from … to - 1 of a pack, all grants and consumptions, through one
+  // applyColumns call; throws what the first failing one would have thrown.
+  #applyColumns(pack, idEnds, from, to) {
+    const { firstSeq, kinds, amounts, t1s, t2s, idBytes } = pack;
+    const base = from === 0 ? 0 : idEnds[from - 1];
+    let ends = idEnds;
+    if (from !== 0 || to !== idEnds.length) {
+      ends = new Uint32Array(to - from);
+      for (let k = 0; k < ends.length; k++) ends[k] = idEnds[from + k] - base;
+    }
+    const { results, errors } = this.ledger.applyColumns({
+      kinds: kinds.subarray(from, to),
+      ids: idBytes.subarray(base, idEnds[to - 1]),
+      idEnds: ends,
+      amounts: amounts.subarray(from, to),
+      times: t1s.subarray(from, to),
+      endTimes: t2s.subarray(from, to),
+    });
+    const idOf = (i) => decoder.decode(idBytes.subarray(i === 0 ? 0 : idEnds[i - 1], idEnds[i]));
+    for (let k = 0; k < results.length; k++) {
+      const i = from + k;
+      if (results[k] === COLUMN_FAILED) throw errors.get(k);
+      if (kinds[i] === CONSUME) {
+        if (results[k] === COLUMN_REJECTED)
+          throw new LogDivergedError(this.customer, firstSeq + i, `consumption ${JSON.stringify(idOf(i))} was not accepted`);
+        if (this.queued.size > 0) this.queued.delete(idOf(i));
+      }
+      this.seq = firstSeq + i;
+    }
   }
 
   // Applies the waiting run through one applyBatch call and empties it (also when an

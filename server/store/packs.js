@@ -46,6 +46,7 @@ const decoder = new TextDecoder('utf-8');
  * @property {Float64Array} t2s     NaN = null
  * @property {Uint32Array} idLengths
  * @property {string} idText        every id, concatenated
+ * @property {Uint8Array} idBytes   the same as UTF-8 (a view of the body)
  */
 
 /** The last seqs of the pack ranges that a commit of seqs from+1 … to completes, in order. */
@@ -117,7 +118,37 @@ export function decodePack(firstSeq, lastSeq, body) {
     t2s: new Float64Array(buffer, byteOffset + HEADER + 16 * n, n),
     idLengths,
     idText,
+    idBytes: new Uint8Array(buffer, byteOffset + HEADER + 29 * n, head[2]),
   };
+}
+
+/**
+ * Where each id of a pack ends in its UTF-8 bytes (`pack.idBytes`), as
+ * GPULedger.applyColumns takes them: the lengths in code units summed, where every id is
+ * ASCII (as many bytes as units), else counted from the text.
+ */
+export function idByteEnds(pack) {
+  const { idLengths, idText, idBytes } = pack;
+  const ends = new Uint32Array(idLengths.length);
+  let bytes = 0;
+  if (idBytes.length === idText.length) {
+    for (let i = 0; i < idLengths.length; i++) ends[i] = bytes += idLengths[i];
+    return ends;
+  }
+  for (let i = 0, at = 0; i < idLengths.length; i++) {
+    const end = at + idLengths[i];
+    while (at < end) {
+      const unit = idText.charCodeAt(at++);
+      if (unit < 0x80) bytes += 1;
+      else if (unit < 0x800) bytes += 2;
+      else if (unit >= 0xd800 && unit <= 0xdbff) {
+        bytes += 4; // a surrogate pair: two units, four bytes (ids are well-formed)
+        at++;
+      } else bytes += 3;
+    }
+    ends[i] = bytes;
+  }
+  return ends;
 }
 
 /** A pack's entries as log tuples (tests, and readers that want rows). */
