@@ -17,59 +17,79 @@ export const BATCH_SKIP = 3;
 // Small enough that the first crossings, which V8 runs as baseline code, are short.
 const CHUNK = 4096;
 
-// The chunk's kinds, before it has a buffer in WASM memory: one array, allocated when
-// the module loads and taken by each run (a run inside a run, from an event's getter,
-// gets one of its own). Not one per call: V8 runs a young-generation collection for each
-// new typed array with storage of its own while a grown WASM memory's new ArrayBuffer is
-// still young (two in a row), and that collection copies whatever the application has
-// just allocated (for fromJSON, often the parsed snapshot: 40 ms for one of 10^5 events).
-/** @type {Uint8Array | null} */
-let spareKinds = new Uint8Array(CHUNK);
-function takeKinds() {
-  const kinds = spareKinds ?? new Uint8Array(CHUNK);
-  spareKinds = null;
-  return kinds;
+// A chunk staged in JavaScript before it crosses: kinds, UTF-8 ids with their end
+// offsets, numbers (amount, time1, time2 per event). Allocated when the module loads and
+// taken by each run (a run inside a run, from an event's getter, gets one of its own),
+// not one per call: V8 runs a young-generation collection for each new typed array with
+// storage of its own while a grown WASM memory's new ArrayBuffer is still young (two in a
+// row), and that collection copies whatever the application has just allocated (for
+// fromJSON, often the parsed snapshot: 40 ms for one of 10^5 events).
+function newStage() {
+  return {
+    kinds: new Uint8Array(CHUNK),
+    ids: new Uint8Array(16 * CHUNK), // grows when a chunk's ids need more
+    idEnds: new Uint32Array(CHUNK),
+    numbers: new Float64Array(3 * CHUNK),
+  };
+}
+/** @type {ReturnType<typeof newStage> | null} */
+let spareStage = newStage();
+function takeStage() {
+  const stage = spareStage ?? newStage();
+  spareStage = null;
+  return stage;
+}
+
+// Copies a staged or given chunk of `size` events into the batch buffers of the ledger at
+// `self` (reserved first: reserving may grow the heap, which replaces the views), applies
+// it, and returns its raw results (a view of WASM memory, valid until the next call).
+function crossChunk(module, raw, self, size, kinds, ids, idEnds, idBase, numbers) {
+  const idBytes = size === 0 ? 0 : idEnds[size - 1] - idBase;
+  raw.reserveBatch(self, size, idBytes);
+  const heap = module.HEAPU8;
+  heap.set(kinds, raw.batchKinds(self));
+  heap.set(ids.subarray(idBase, idBase + idBytes), raw.batchIds(self));
+  const ends = new Uint32Array(heap.buffer, raw.batchIdEnds(self), size);
+  if (idBase === 0) ends.set(idEnds);
+  else for (let k = 0; k < size; k++) ends[k] = idEnds[k] - idBase;
+  new Float64Array(heap.buffer, raw.batchNumbers(self), 3 * size).set(numbers);
+  raw.applyBatch(self, size);
+  return new Int32Array(module.HEAPU8.buffer, raw.batchResults(self), size);
 }
 
 /**
  * Runs `count` events through the ledger at address `self` in chunks (`raw`: the module's
- * plain exports, module.exports). `describe(i, slot, first)` writes the event's
+ * plain exports, module.exports). `describe(i, slot)` validates event i and writes its
  * [kind, id, amount, time1, time2] into `slot` (kind BATCH_SKIP leaves it out); it is
- * called twice per event, `first` true the first time (where it validates);
- * `settle(i, result)` receives each event's raw result (1, 0 or minus a status code).
- * Nothing here allocates per event.
+ * called once per event, and every call of a chunk comes before the chunk crosses, so an
+ * event's getters run once and before any view of WASM memory is taken. `settle(i,
+ * result)` receives each event's raw result (1, 0 or minus a status code). Nothing here
+ * allocates per event.
  */
 export function runBatch(module, raw, self, maxIdBytes, count, describe, settle) {
   /** @type {[kind: number, id: string, amount: number, a: number, b: number]} */
   const slot = [BATCH_SKIP, '', 0, 0, 0];
-  const kinds = takeKinds();
+  const stage = takeStage();
   // Room for every event at once (a hint the core declines when the heap budget is
   // short): the core's arrays and the WASM memory then grow once, not step by step, and
   // V8 runs one garbage collection for the memory's growth instead of one per step.
   raw.reserveEvents(self, count);
   for (let start = 0; start < count; start += CHUNK) {
     const size = Math.min(CHUNK, count - start);
-    // First pass: the kinds, and a bound on the id bytes.
-    let idBound = 0;
-    for (let k = 0; k < size; k++) {
-      describe(start + k, slot, true);
-      kinds[k] = slot[0];
-      if (slot[0] !== BATCH_SKIP) idBound += Math.min(3 * slot[1].length, maxIdBytes);
-    }
-    raw.reserveBatch(self, size, idBound);
-    // Reserving may grow the heap, which replaces the views: take them after it.
-    const heap = module.HEAPU8;
-    const kindAddress = raw.batchKinds(self);
-    const ends = new Uint32Array(heap.buffer, raw.batchIdEnds(self), size);
-    const numbers = new Float64Array(heap.buffer, raw.batchNumbers(self), 3 * size);
-    const idAddress = raw.batchIds(self);
-    heap.set(size === CHUNK ? kinds : kinds.subarray(0, size), kindAddress);
+    const { kinds, idEnds, numbers } = stage;
     let at = 0;
     for (let k = 0; k < size; k++) {
-      if (kinds[k] !== BATCH_SKIP) {
-        describe(start + k, slot, false);
+      describe(start + k, slot);
+      const kind = slot[0];
+      kinds[k] = kind;
+      if (kind !== BATCH_SKIP) {
         const id = slot[1];
-        const base = idAddress + at;
+        if (at + 3 * id.length > stage.ids.length) {
+          const grown = new Uint8Array(Math.max(2 * stage.ids.length, at + Math.min(3 * id.length, maxIdBytes)));
+          grown.set(stage.ids.subarray(0, at));
+          stage.ids = grown;
+        }
+        const ids = stage.ids;
         let ascii = true;
         for (let i = 0; i < id.length; i++) {
           const unit = id.charCodeAt(i);
@@ -77,23 +97,33 @@ export function runBatch(module, raw, self, maxIdBytes, count, describe, settle)
             ascii = false;
             break;
           }
-          heap[base + i] = unit;
+          ids[at + i] = unit;
         }
-        at += ascii ? id.length : encoder.encodeInto(id, heap.subarray(base, idAddress + idBound)).written;
+        at += ascii ? id.length : encoder.encodeInto(id, ids.subarray(at)).written;
         numbers[3 * k] = slot[2];
         numbers[3 * k + 1] = slot[3];
         numbers[3 * k + 2] = slot[4];
       }
-      ends[k] = at;
+      idEnds[k] = at;
     }
-    raw.applyBatch(self, size);
-    const results = new Int32Array(module.HEAPU8.buffer, raw.batchResults(self), size);
+    const full = size === CHUNK;
+    const results = crossChunk(
+      module,
+      raw,
+      self,
+      size,
+      full ? kinds : kinds.subarray(0, size),
+      stage.ids,
+      full ? idEnds : idEnds.subarray(0, size),
+      0,
+      full ? numbers : numbers.subarray(0, 3 * size),
+    );
     for (let k = 0; k < size; k++) {
       if (kinds[k] !== BATCH_SKIP) settle(start + k, results[k]);
     }
   }
   raw.reserveBatch(self, 0, 0); // frees the buffers: a ledger keeps no batch memory between calls
-  spareKinds = kinds;
+  spareStage = stage;
 }
 
 // applyColumns' result codes, one byte per event.
@@ -112,32 +142,33 @@ export const COLUMN_FAILED = 2; // the event's single call would have thrown
 export function runColumns(module, raw, self, columns, results, anyFailed, fail) {
   const { kinds, ids, idEnds, amounts, times, endTimes } = columns;
   const count = kinds.length;
-  const chunkKinds = takeKinds();
+  const stage = takeStage();
   raw.reserveEvents(self, count);
   for (let start = 0; start < count; start += CHUNK) {
     const size = Math.min(CHUNK, count - start);
-    const idStart = start === 0 ? 0 : idEnds[start - 1];
-    raw.reserveBatch(self, size, idEnds[start + size - 1] - idStart);
-    // Reserving may grow the heap, which replaces the views: take them after it.
-    const heap = module.HEAPU8;
-    if (anyFailed) {
-      for (let k = 0; k < size; k++) chunkKinds[k] = results[start + k] === COLUMN_FAILED ? BATCH_SKIP : kinds[start + k];
-      heap.set(size === CHUNK ? chunkKinds : chunkKinds.subarray(0, size), raw.batchKinds(self));
-    } else {
-      heap.set(kinds.subarray(start, start + size), raw.batchKinds(self));
-    }
-    heap.set(ids.subarray(idStart, idEnds[start + size - 1]), raw.batchIds(self));
-    const ends = new Uint32Array(heap.buffer, raw.batchIdEnds(self), size);
-    const numbers = new Float64Array(heap.buffer, raw.batchNumbers(self), 3 * size);
+    const numbers = stage.numbers;
     for (let k = 0; k < size; k++) {
       const i = start + k;
-      ends[k] = idEnds[i] - idStart;
       numbers[3 * k] = amounts[i];
       numbers[3 * k + 1] = times[i];
       numbers[3 * k + 2] = endTimes[i];
     }
-    raw.applyBatch(self, size);
-    const out = new Int32Array(module.HEAPU8.buffer, raw.batchResults(self), size);
+    let chunkKinds = kinds.subarray(start, start + size);
+    if (anyFailed) {
+      for (let k = 0; k < size; k++) stage.kinds[k] = results[start + k] === COLUMN_FAILED ? BATCH_SKIP : chunkKinds[k];
+      chunkKinds = stage.kinds.subarray(0, size);
+    }
+    const out = crossChunk(
+      module,
+      raw,
+      self,
+      size,
+      chunkKinds,
+      ids,
+      idEnds.subarray(start, start + size),
+      start === 0 ? 0 : idEnds[start - 1],
+      size === CHUNK ? numbers : numbers.subarray(0, 3 * size),
+    );
     for (let k = 0; k < size; k++) {
       const i = start + k;
       if (anyFailed && results[i] === COLUMN_FAILED) continue;
@@ -146,6 +177,6 @@ export function runColumns(module, raw, self, columns, results, anyFailed, fail)
       else fail(i, -result);
     }
   }
-  raw.reserveBatch(self, 0, 0); // frees the buffers: a ledger keeps no batch memory between calls
-  spareKinds = chunkKinds;
+  raw.reserveBatch(self, 0, 0);
+  spareStage = stage;
 }

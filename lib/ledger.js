@@ -262,16 +262,14 @@ export function makeApi(module) {
         throw new TypeError(`applyBatch: events must be an array, got ${events === null ? 'null' : typeof events}`);
       }
       const results = new Array(events.length);
-      const describe = (i, slot, first) => {
+      const describe = (i, slot) => {
         const event = events[i];
-        if (first) {
-          try {
-            checkBatchEvent(event, i);
-          } catch (error) {
-            results[i] = error;
-            slot[0] = BATCH_SKIP;
-            return;
-          }
+        try {
+          checkBatchEvent(event, i);
+        } catch (error) {
+          results[i] = error;
+          slot[0] = BATCH_SKIP;
+          return;
         }
         if (event.kind === 'grant') {
           slot[0] = BATCH_GRANT;

@@ -110,6 +110,45 @@ describe('applyBatch', () => {
     });
   }
 
+  it('reads an event once, before its chunk crosses: a getter that loads other ledgers (growing the memory) changes nothing', () => {
+    const others = [];
+    let reads = 0;
+    const events = [];
+    for (let i = 0; i < 6000; i++) {
+      if (i % 10 === 0) events.push({ kind: 'grant', grantId: `g${i}`, amount: 30, startTime: i, endTime: i + 50 });
+      else events.push({ kind: 'consume', eventId: `c${i}`, amount: 1 + (i % 4), timestamp: i });
+    }
+    // Event 4,201's id is read through a getter that loads another ledger of 150,000 events
+    // at every read, each kept: the WebAssembly memory grows, which replaces its views, at
+    // whichever read the batch makes last.
+    const loaded = Array.from({ length: 150000 }, (_, k) =>
+      k % 10 === 0
+        ? { kind: 'grant', grantId: `o${k}`, amount: 100, startTime: k, endTime: k + 99 }
+        : { kind: 'consume', eventId: `p${k}`, amount: 1, timestamp: k },
+    );
+    const plain = { ...events[4201] };
+    events[4201] = {
+      kind: 'consume',
+      amount: plain.amount,
+      timestamp: plain.timestamp,
+      get eventId() {
+        reads++;
+        const other = new GPULedger();
+        others.push(other);
+        expect(other.applyBatch(loaded).every((r) => r === true)).toBe(true);
+        return plain.eventId;
+      },
+    };
+    const batch = new GPULedger();
+    const results = batch.applyBatch(events).map(describeResult);
+    events[4201] = plain;
+    const single = new GPULedger();
+    expect(results).toEqual(applySingly(single, events).map(describeResult));
+    expect(observe(batch)).toEqual(observe(single));
+    expect(reads).toBe(2); // checked, then read: once each
+    for (const ledger of [batch, single, ...others]) ledger.dispose();
+  });
+
   it('loads across chunk boundaries (40,000 events, non-ASCII ids) as the single calls do', () => {
     const events = [];
     for (let i = 0; i < 40000; i++) {
