@@ -128,15 +128,6 @@ function columns(l: GPULedger) {
   });
   const code: number = results[1];
   const failure: Error | undefined = errors.get(0);
-  // @ts-expect-error the ids travel as UTF-8 bytes, not strings
-  l.applyColumns({
-    kinds: new Uint8Array(1),
-    ids: ['g1'],
-    idEnds: new Uint32Array(1),
-    amounts: new Float64Array(1),
-    times: new Float64Array(1),
-    endTimes: new Float64Array(1),
-  });
   const shape: EventColumns = {
     kinds: results,
     ids: results,
@@ -145,6 +136,8 @@ function columns(l: GPULedger) {
     times: new Float64Array(0),
     endTimes: new Float64Array(0),
   };
+  // @ts-expect-error the ids travel as UTF-8 bytes, not strings
+  l.applyColumns({ ...shape, ids: ['g1'] });
   void [code, failure, shape];
 }
 void columns;
