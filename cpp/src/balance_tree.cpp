@@ -44,13 +44,34 @@ GCL_NO_MEMMOVE void BalanceTree::openSlot(Leaf* leaf, int j) {
   }
 }
 
+int BalanceTree::searchNear(const Leaf& leaf, int hint, int64_t time) {
+  // Up to kNearSteps keys either way, then a binary search of what is left on that side.
+  constexpr int kNearSteps = 4;
+  int j = std::min(hint, leaf.count);
+  if (j < leaf.count && leaf.time[j] < time) {
+    const int stop = std::min(leaf.count, j + kNearSteps);
+    for (++j; j < stop; ++j) {
+      if (leaf.time[j] >= time) return j;
+    }
+    return static_cast<int>(std::lower_bound(leaf.time + j, leaf.time + leaf.count, time) -
+                            leaf.time);
+  }
+  const int stop = std::max(0, j - kNearSteps);
+  for (; j > stop; --j) {
+    if (leaf.time[j - 1] < time) return j;
+  }
+  return static_cast<int>(std::lower_bound(leaf.time, leaf.time + j, time) - leaf.time);
+}
+
 bool BalanceTree::addThroughFinger(int64_t time, int64_t delta) {
-  for (const Finger& finger : fingers_) {
+  for (Finger& finger : fingers_) {
     if (finger.leaf == kNone || time >= finger.before) continue;
     Leaf& leaf = this->leaf(finger.leaf);
     if (leaf.count == 0 || time < leaf.time[0]) continue;
-    const int j =
-        static_cast<int>(std::lower_bound(leaf.time, leaf.time + leaf.count, time) - leaf.time);
+    // Keys come near the last one added here: the head's next key just after it, the end
+    // of the grant the head drew a few keys further.
+    const int j = searchNear(leaf, finger.hint, time);
+    finger.hint = j;
     if (j < leaf.count && leaf.time[j] == time) {
       leaf.delta[j] += delta;
     } else {

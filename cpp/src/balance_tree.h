@@ -62,6 +62,9 @@ class BalanceTree {
   Split insert(uint32_t node, int level, int64_t time, int64_t delta);
   // Moves a leaf's keys from j on one slot up (the leaf has room).
   static void openSlot(Leaf* leaf, int j);
+  // The first index of `leaf` whose key is >= time (count if none), searched outward from
+  // `hint` (any index: only the cost depends on it).
+  static int searchNear(const Leaf& leaf, int hint, int64_t time);
   // Adds through a finger if `time` routes to its leaf and the leaf has room; false if not.
   bool addThroughFinger(int64_t time, int64_t delta);
   // After a descent that split nothing: remembers its leaf and path as a finger.
@@ -108,6 +111,7 @@ class BalanceTree {
   };
   struct Finger {
     uint32_t leaf = kNone;
+    int32_t hint = 0;  // where the last key added through it went in its leaf
     int64_t before = 0;
     PathStep path[kMaxFingerHeight + 1];  // path[level] for levels 1..height_
   };
