@@ -105,24 +105,28 @@ export function makeApi(module) {
     }
   }
 
-  // applyColumns' columns: the whole call's checks (nothing is applied when one fails).
-  // Returns the number of events.
-  function checkColumns(columns) {
+  // applyColumns' columns, each read once (a getter cannot hand the checks one array and
+  // the load another), after the whole call's checks (nothing is applied when one fails).
+  function readColumns(columns) {
     if (typeof columns !== 'object' || columns === null || Array.isArray(columns)) {
       throw new TypeError(
         `applyColumns: columns must be an object, got ${columns === null ? 'null' : Array.isArray(columns) ? 'an array' : typeof columns}`,
       );
     }
+    /** @type {Record<string, any>} */
+    const read = {};
     for (const [name, type] of COLUMN_TYPES) {
-      if (!(columns[name] instanceof type)) {
-        throw new TypeError(`applyColumns: columns.${name} must be a ${type.name}, got ${describeColumn(columns[name])}`);
+      const column = columns[name];
+      if (!(column instanceof type)) {
+        throw new TypeError(`applyColumns: columns.${name} must be a ${type.name}, got ${describeColumn(column)}`);
       }
+      read[name] = column;
     }
-    const { kinds, ids, idEnds } = columns;
+    const { kinds, ids, idEnds } = read;
     const count = kinds.length;
     for (const name of ['idEnds', 'amounts', 'times', 'endTimes']) {
-      if (columns[name].length !== count) {
-        throw new RangeError(`applyColumns: columns.${name} must have one entry per event (${count}), got ${columns[name].length}`);
+      if (read[name].length !== count) {
+        throw new RangeError(`applyColumns: columns.${name} must have one entry per event (${count}), got ${read[name].length}`);
       }
     }
     for (let i = 0; i < count; i++) {
@@ -132,7 +136,7 @@ export function makeApi(module) {
         );
       }
     }
-    return count;
+    return read;
   }
 
   // One event of applyColumns: the checks of its single call, in the same order (the id's
@@ -312,8 +316,9 @@ export function makeApi(module) {
      */
     applyColumns(columns) {
       const self = this.#at('applyColumns');
-      const count = checkColumns(columns);
-      const { kinds, ids, idEnds, amounts, times, endTimes } = columns;
+      const read = readColumns(columns);
+      const { kinds, ids, idEnds, amounts, times, endTimes } = read;
+      const count = kinds.length;
       const results = new Uint8Array(count);
       const errors = new Map();
       for (let i = 0; i < count; i++) {
@@ -335,7 +340,7 @@ export function makeApi(module) {
         const id = decoder.decode(ids.subarray(i === 0 ? 0 : idEnds[i - 1], idEnds[i]));
         errors.set(i, statusError(method, status, `${grant ? 'grant' : 'consumption'} ${JSON.stringify(id)}`));
       };
-      runColumns(module, raw, self, columns, results, errors.size > 0, fail);
+      runColumns(module, raw, self, read, results, errors.size > 0, fail);
       this.#takeAcceptedPending();
       return { results, errors };
     }
