@@ -126,9 +126,9 @@ export function runBatch(module, raw, self, maxIdBytes, count, describe, settle)
   spareStage = stage;
 }
 
-// applyColumns' result codes, one byte per event.
-export const COLUMN_REJECTED = 0; // a consumption the ledger rejected
-export const COLUMN_APPLIED = 1; // a grant added (or an identical retry), a consumption accepted
+// applyColumns' result codes, one byte per event: 0 a consumption the ledger rejected,
+// 1 a grant added (or an identical retry) or a consumption accepted (the core's own
+// result codes for both), and:
 export const COLUMN_FAILED = 2; // the event's single call would have thrown
 
 /**
