@@ -56,7 +56,7 @@ export function makeApi(module) {
   const raw = module.exports;
   const { Status, REJECT_REASONS, MAX_ID_BYTES, MAX_SAFE } = readCoreTable(module.HEAPU8, raw.coreTable());
   const checks = makeChecks({ MAX_ID_BYTES, MAX_SAFE });
-  const { checkId, checkCount, checkAmount, checkTime, checkWindow, checkTryConsumeOptions, checkListener } = checks;
+  const { checkId, checkIdBytes, checkCount, checkAmount, checkTime, checkWindow, checkTryConsumeOptions, checkListener } = checks;
   const statusError = makeStatusErrors(Status, maxSafeText(MAX_SAFE));
 
   // Frees the WASM object of a ledger that was garbage-collected without dispose().
@@ -83,6 +83,19 @@ export function makeApi(module) {
     return text.length;
   }
 
+  // addGrant's and consume's checks after their id's, for the single calls and both batch
+  // forms (applyBatch's objects, applyColumns' columns).
+  function checkGrantValues(amount, startTime, endTime) {
+    checkAmount('addGrant', 'amount', amount);
+    checkTime('addGrant', 'startTime', startTime);
+    checkTime('addGrant', 'endTime', endTime);
+    checkWindow('addGrant', 'startTime', startTime, 'endTime', endTime);
+  }
+  function checkConsumeValues(amount, timestamp) {
+    checkAmount('consume', 'amount', amount);
+    checkTime('consume', 'timestamp', timestamp);
+  }
+
   // An applyBatch event: the checks of its single call, in the same order.
   function checkBatchEvent(event, i) {
     if (typeof event !== 'object' || event === null || Array.isArray(event)) {
@@ -92,14 +105,10 @@ export function makeApi(module) {
     }
     if (event.kind === 'grant') {
       checkId('addGrant', 'grantId', event.grantId);
-      checkAmount('addGrant', 'amount', event.amount);
-      checkTime('addGrant', 'startTime', event.startTime);
-      checkTime('addGrant', 'endTime', event.endTime);
-      checkWindow('addGrant', 'startTime', event.startTime, 'endTime', event.endTime);
+      checkGrantValues(event.amount, event.startTime, event.endTime);
     } else if (event.kind === 'consume') {
       checkId('consume', 'eventId', event.eventId);
-      checkAmount('consume', 'amount', event.amount);
-      checkTime('consume', 'timestamp', event.timestamp);
+      checkConsumeValues(event.amount, event.timestamp);
     } else {
       throw new TypeError(`applyBatch: events[${i}].kind must be "grant" or "consume", got ${JSON.stringify(String(event.kind))}`);
     }
@@ -144,23 +153,13 @@ export function makeApi(module) {
   function checkColumnEvent(kind, idBytes, amount, time, endTime, i) {
     if (kind === BATCH_GRANT) {
       checkIdBytes('addGrant', 'grantId', idBytes);
-      checkAmount('addGrant', 'amount', amount);
-      checkTime('addGrant', 'startTime', time);
-      checkTime('addGrant', 'endTime', endTime);
-      checkWindow('addGrant', 'startTime', time, 'endTime', endTime);
+      checkGrantValues(amount, time, endTime);
     } else if (kind === BATCH_CONSUME) {
       checkIdBytes('consume', 'eventId', idBytes);
-      checkAmount('consume', 'amount', amount);
-      checkTime('consume', 'timestamp', time);
+      checkConsumeValues(amount, time);
     } else {
       throw new RangeError(`applyColumns: kinds[${i}] must be 0 (grant) or 1 (consume), got ${kind}`);
     }
-  }
-
-  // checkId's length rules for an id given as UTF-8 bytes.
-  function checkIdBytes(method, name, bytes) {
-    if (bytes === 0) throw new RangeError(`${method}: ${name} must not be empty`);
-    if (bytes > MAX_ID_BYTES) throw new RangeError(`${method}: ${name} must be at most ${MAX_ID_BYTES} UTF-8 bytes, got ${bytes}`);
   }
 
   class GPULedger {
@@ -205,10 +204,7 @@ export function makeApi(module) {
     addGrant(grantId, amount, startTime, endTime) {
       const self = this.#at('addGrant');
       checkId('addGrant', 'grantId', grantId);
-      checkAmount('addGrant', 'amount', amount);
-      checkTime('addGrant', 'startTime', startTime);
-      checkTime('addGrant', 'endTime', endTime);
-      checkWindow('addGrant', 'startTime', startTime, 'endTime', endTime);
+      checkGrantValues(amount, startTime, endTime);
       const status = raw.addGrant(self, this.#id(grantId), amount, startTime, endTime);
       if (status !== Status.OK) throw statusError('addGrant', status, `grant ${JSON.stringify(grantId)}`);
       this.#takeAcceptedPending();
@@ -217,8 +213,7 @@ export function makeApi(module) {
     consume(eventId, amount, timestamp) {
       const self = this.#at('consume');
       checkId('consume', 'eventId', eventId);
-      checkAmount('consume', 'amount', amount);
-      checkTime('consume', 'timestamp', timestamp);
+      checkConsumeValues(amount, timestamp);
       const result = raw.consume(self, this.#id(eventId), amount, timestamp);
       if (result < 0) throw statusError('consume', -result, `consumption ${JSON.stringify(eventId)}`);
       return result === 1;

@@ -51,14 +51,18 @@ export function makeChecks({ MAX_ID_BYTES, MAX_SAFE }) {
     if (typeof value !== 'string') {
       throw new TypeError(`${method}: ${name} must be a string, got ${describe(value)}`);
     }
-    if (value.length === 0) throw new RangeError(`${method}: ${name} must not be empty`);
+    if (value.length === 0) checkIdBytes(method, name, 0);
     if (!isWellFormed(value)) {
       throw new RangeError(`${method}: ${name} must be well-formed Unicode (no lone surrogates)`);
     }
     // A UTF-16 unit is at most 3 UTF-8 bytes: shorter strings need no count.
-    if (value.length > MAX_ID_BYTES / 3 && utf8Bytes(value) > MAX_ID_BYTES) {
-      throw new RangeError(`${method}: ${name} must be at most ${MAX_ID_BYTES} UTF-8 bytes, got ${utf8Bytes(value)}`);
-    }
+    if (value.length > MAX_ID_BYTES / 3) checkIdBytes(method, name, utf8Bytes(value));
+  }
+
+  // checkId's length rules for an id of `bytes` UTF-8 bytes (applyColumns' ids are bytes).
+  function checkIdBytes(method, name, bytes) {
+    if (bytes === 0) throw new RangeError(`${method}: ${name} must not be empty`);
+    if (bytes > MAX_ID_BYTES) throw new RangeError(`${method}: ${name} must be at most ${MAX_ID_BYTES} UTF-8 bytes, got ${bytes}`);
   }
 
   function checkInteger(method, name, value, min) {
@@ -110,5 +114,5 @@ export function makeChecks({ MAX_ID_BYTES, MAX_SAFE }) {
     }
   }
 
-  return Object.freeze({ checkId, checkCount, checkAmount, checkTime, checkWindow, checkTryConsumeOptions, checkListener });
+  return Object.freeze({ checkId, checkIdBytes, checkCount, checkAmount, checkTime, checkWindow, checkTryConsumeOptions, checkListener });
 }
