@@ -17,6 +17,9 @@ void IncrementalEngine::addGrant(uint32_t grant) {
   live_flag_.push_back(0);
   changeMark_.push_back(0);
   assert(byEndAt_.size() == grant);
+  if (grant > 0 && grants_.startTime[grant] < grants_.startTime[grant - 1]) {
+    grantsInStartOrder_ = false;
+  }
   byEndAt_.push_back(byEnd_.insert(grant).first);
   // A grant carried across the horizon may hold nothing: no balance change to record.
   if (grants_.amount[grant] > 0) {
@@ -396,37 +399,38 @@ IncrementalEngine::Replayed IncrementalEngine::replayWith(int64_t amount, int64_
   // one and the later consumptions are drawn.
   const size_t grants = drawn_.size();
   const int64_t* startTime = grants_.startTime.data();  // locals: read once, not per use
+  const int64_t* endTime = grants_.endTime.data();
   const int64_t* grantAmount = grants_.amount.data();
   const int64_t* times = timestamp_.data();
   const int64_t* amounts = amount_.data();
   Replayed out;
-  out.work = grants;
-  std::unique_ptr<int64_t[]> remaining(new int64_t[grants]);  // set for the grants it takes
-  DrawOrderHeap valid(DrawnLater{&grants_});
-  bool inStartOrder = true;
-  size_t firstLater = grants;  // in start order: the grants from here on start later
-  for (uint32_t g = 0; g < grants; ++g) {
-    const int64_t start = startTime[g];
-    if (g > 0 && start < startTime[g - 1]) inStartOrder = false;
-    if (start > timestamp) {
-      firstLater = std::min<size_t>(firstLater, g);
-    } else if (grants_.endTime[g] >= timestamp) {
-      remaining[g] = grantAmount[g] - drawnThrough(g, timestamp);
-      if (remaining[g] > 0) valid.push(g);
+  DrawOrderHeap valid(&grants_);  // each grant with what remains of it
+  // In start order (ledgers that grow in time order add their grants so), the grants
+  // starting later are a suffix of the table, and only the prefix before it is read here.
+  const size_t startedBy =
+      grantsInStartOrder_
+          ? static_cast<size_t>(std::upper_bound(startTime, startTime + grants, timestamp) -
+                                startTime)
+          : grants;
+  for (uint32_t g = 0; g < startedBy; ++g) {
+    if (startTime[g] <= timestamp && endTime[g] >= timestamp) {
+      const int64_t remaining = grantAmount[g] - drawnThrough(g, timestamp);
+      if (remaining > 0) valid.push(g, remaining);
     }
   }
+  out.work = startedBy;
   // Out of start order, the grants starting later are sorted by (start, grant).
   std::vector<SortKey> byStart;
-  if (!inStartOrder) {
+  if (!grantsInStartOrder_) {
     for (uint32_t g = 0; g < grants; ++g) {
       if (startTime[g] > timestamp) byStart.push_back({startTime[g], g});
     }
     sortKeys(&byStart);
     out.work += byStart.size();
   }
-  size_t next = inStartOrder ? firstLater : 0;
-  const size_t end = inStartOrder ? grants : byStart.size();
-  if (!drawFrom(grants_, timestamp, amount, &valid, remaining.get(), nullptr)) {
+  size_t next = grantsInStartOrder_ ? startedBy : 0;
+  const size_t end = grantsInStartOrder_ ? grants : byStart.size();
+  if (!drawFrom(timestamp, amount, &valid, nullptr)) {
     out.newUnfunded = true;
     return out;
   }
@@ -436,13 +440,12 @@ IncrementalEngine::Replayed IncrementalEngine::replayWith(int64_t amount, int64_
     const uint32_t c = *it;
     const int64_t time = times[c];
     for (; next < end; ++next) {
-      const auto g = static_cast<uint32_t>(inStartOrder ? next : byStart[next].value);
+      const auto g = static_cast<uint32_t>(grantsInStartOrder_ ? next : byStart[next].value);
       if (startTime[g] > time) break;
-      remaining[g] = grantAmount[g];
-      valid.push(g);
+      valid.push(g, grantAmount[g]);
     }
     ++out.work;
-    if (!drawFrom(grants_, time, amounts[c], &valid, remaining.get(), nullptr)) {
+    if (!drawFrom(time, amounts[c], &valid, nullptr)) {
       out.blocker = c;
       return out;
     }

@@ -196,8 +196,11 @@ class IncrementalEngine final : public Engine {
   // The least remembered bound on an interval holding `timestamp`; INT64_MAX if none.
   int64_t intervalBoundAt(int64_t timestamp) const;
   bool scanAffordable() const { return (order_.size() + 2) * 8 <= indexAllowance(); }
-  // The replay's scratch: what remains of each grant, and a sort of them by start.
-  bool replayAffordable() const { return (drawn_.size() + 2) * 24 <= indexAllowance(); }
+  // The replay's scratch: its heap, at most every grant with its end and what remains of
+  // it, and out of start order a sort of the grants by start.
+  bool replayAffordable() const {
+    return (drawn_.size() + 2) * (grantsInStartOrder_ ? 24 : 40) <= indexAllowance();
+  }
   // The re-draw budget before a scan or a replay takes over.
   size_t shortBudget() const {
     return std::max(minimumRedrawBudget(), (amount_.size() + drawn_.size()) / kScanDivisor);
@@ -312,6 +315,7 @@ class IncrementalEngine final : public Engine {
   std::priority_queue<uint32_t, std::vector<uint32_t>, LiveOrder> live_;
   std::priority_queue<uint32_t, std::vector<uint32_t>, StartOrder> notStarted_{
       StartOrder{&grants_}};
+  bool grantsInStartOrder_ = true;  // each grant starts at or after the one added before it
   int64_t headTime_ = -1;  // the time live_ describes: at or after every accepted consumption
   BalanceTree balances_;
   // Scratch for one backdated consumption: who was touched and their draws before (the

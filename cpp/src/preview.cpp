@@ -24,16 +24,15 @@ struct Remaining {
 // so this is exactly what it would draw from.
 std::vector<Remaining> remainingAt(const GrantTable& grants, const Engine& engine,
                                    int64_t timestamp) {
-  DrawOrderHeap valid(DrawnLater{&grants});  // the heap firstUnfunded uses: no sort of its own
+  DrawOrderHeap valid(&grants);  // the replay's heap: no sort of its own
   for (uint32_t g = 0; g < grants.size(); ++g) {
-    if (grants.validAt(g, timestamp)) valid.push(g);
+    if (grants.validAt(g, timestamp)) {
+      valid.push(g, grants.amount[g] - engine.drawnThrough(g, timestamp));
+    }
   }
   std::vector<Remaining> out;
   out.reserve(valid.size());
-  for (; !valid.empty(); valid.pop()) {
-    const uint32_t g = valid.top();
-    out.push_back({g, grants.amount[g] - engine.drawnThrough(g, timestamp)});
-  }
+  for (; !valid.empty(); valid.pop()) out.push_back({valid.top().grant, valid.top().remaining});
   return out;
 }
 

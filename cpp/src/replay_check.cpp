@@ -9,19 +9,17 @@ GCL_COLD_CODE_BEGIN
 
 namespace gcl {
 
-bool drawFrom(const GrantTable& grants, int64_t time, int64_t need, DrawOrderHeap* valid,
-              int64_t* remaining, std::vector<Draw>* draws) {
+bool drawFrom(int64_t time, int64_t need, DrawOrderHeap* valid, std::vector<Draw>* draws) {
   while (need > 0) {
-    while (!valid->empty() &&
-           (grants.endTime[valid->top()] < time || remaining[valid->top()] == 0)) {
+    while (!valid->empty() && (valid->top().end < time || valid->top().remaining == 0)) {
       valid->pop();
     }
     if (valid->empty()) return false;
-    const uint32_t g = valid->top();
-    const int64_t take = std::min(need, remaining[g]);
-    remaining[g] -= take;
+    LiveGrant& live = valid->top();
+    const int64_t take = std::min(need, live.remaining);
+    live.remaining -= take;
     need -= take;
-    if (draws != nullptr) draws->push_back({g, take});
+    if (draws != nullptr) draws->push_back({live.grant, take});
   }
   return true;
 }
@@ -32,16 +30,15 @@ size_t firstUnfunded(const GrantTable& grants, const std::vector<TimedAmount>& o
   std::vector<SortKey> byStart(grants.size());  // (startTime, grant)
   for (uint32_t g = 0; g < grants.size(); ++g) byStart[g] = {grants.startTime[g], g};
   sortKeys(&byStart);
-  DrawOrderHeap valid(DrawnLater{&grants});
-  std::vector<int64_t> remaining(grants.amount);
+  DrawOrderHeap valid(&grants);
   size_t nextGrant = 0;
   for (size_t i = 0; i < ordered.size(); ++i) {
     const int64_t t = ordered[i].timestamp;
     while (nextGrant < byStart.size() && byStart[nextGrant].key <= t) {
-      valid.push(static_cast<uint32_t>(byStart[nextGrant++].value));
+      const auto g = static_cast<uint32_t>(byStart[nextGrant++].value);
+      valid.push(g, grants.amount[g]);
     }
-    if (!drawFrom(grants, t, ordered[i].amount, &valid, remaining.data(),
-                  draws != nullptr ? &(*draws)[i] : nullptr)) {
+    if (!drawFrom(t, ordered[i].amount, &valid, draws != nullptr ? &(*draws)[i] : nullptr)) {
       return i;
     }
   }
