@@ -30,6 +30,7 @@ function newStage() {
     ids: new Uint8Array(16 * CHUNK), // grows when a chunk's ids need more
     idEnds: new Uint32Array(CHUNK),
     numbers: new Float64Array(3 * CHUNK),
+    idTexts: new Array(CHUNK).fill(''), // each event's id as read, for settle
   };
 }
 /** @type {ReturnType<typeof newStage> | null} */
@@ -63,8 +64,8 @@ function crossChunk(module, raw, self, size, kinds, ids, idEnds, idBase, numbers
  * [kind, id, amount, time1, time2] into `slot` (kind BATCH_SKIP leaves it out); it is
  * called once per event, and every call of a chunk comes before the chunk crosses, so an
  * event's getters run once and before any view of WASM memory is taken. `settle(i,
- * result)` receives each event's raw result (1, 0 or minus a status code). Nothing here
- * allocates per event.
+ * result, kind, id)` receives each event's raw result (1, 0 or minus a status code) with
+ * the kind and id `describe` gave. Nothing here allocates per event.
  */
 export function runBatch(module, raw, self, maxIdBytes, count, describe, settle) {
   /** @type {[kind: number, id: string, amount: number, a: number, b: number]} */
@@ -76,7 +77,7 @@ export function runBatch(module, raw, self, maxIdBytes, count, describe, settle)
   raw.reserveEvents(self, count);
   for (let start = 0; start < count; start += CHUNK) {
     const size = Math.min(CHUNK, count - start);
-    const { kinds, idEnds, numbers } = stage;
+    const { kinds, idEnds, numbers, idTexts } = stage;
     let at = 0;
     for (let k = 0; k < size; k++) {
       describe(start + k, slot);
@@ -84,6 +85,7 @@ export function runBatch(module, raw, self, maxIdBytes, count, describe, settle)
       kinds[k] = kind;
       if (kind !== BATCH_SKIP) {
         const id = slot[1];
+        idTexts[k] = id;
         if (at + 3 * id.length > stage.ids.length) {
           const grown = new Uint8Array(Math.max(2 * stage.ids.length, at + Math.min(3 * id.length, maxIdBytes)));
           grown.set(stage.ids.subarray(0, at));
@@ -119,10 +121,11 @@ export function runBatch(module, raw, self, maxIdBytes, count, describe, settle)
       full ? numbers : numbers.subarray(0, 3 * size),
     );
     for (let k = 0; k < size; k++) {
-      if (kinds[k] !== BATCH_SKIP) settle(start + k, results[k]);
+      if (kinds[k] !== BATCH_SKIP) settle(start + k, results[k], kinds[k], idTexts[k]);
     }
   }
   raw.reserveBatch(self, 0, 0); // frees the buffers: a ledger keeps no batch memory between calls
+  stage.idTexts.fill(''); // holds no application string
   spareStage = stage;
 }
 

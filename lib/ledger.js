@@ -96,21 +96,40 @@ export function makeApi(module) {
     checkTime('consume', 'timestamp', timestamp);
   }
 
-  // An applyBatch event: the checks of its single call, in the same order.
-  function checkBatchEvent(event, i) {
+  // An applyBatch event into runBatch's `slot`: each field read once (a getter cannot hand
+  // the checks one value and the load another) and checked as its single call checks it,
+  // in the same order.
+  function readBatchEvent(event, i, slot) {
     if (typeof event !== 'object' || event === null || Array.isArray(event)) {
       throw new TypeError(
         `applyBatch: events[${i}] must be an object, got ${event === null ? 'null' : Array.isArray(event) ? 'an array' : typeof event}`,
       );
     }
-    if (event.kind === 'grant') {
-      checkId('addGrant', 'grantId', event.grantId);
-      checkGrantValues(event.amount, event.startTime, event.endTime);
-    } else if (event.kind === 'consume') {
-      checkId('consume', 'eventId', event.eventId);
-      checkConsumeValues(event.amount, event.timestamp);
+    const kind = event.kind;
+    if (kind === 'grant') {
+      const grantId = event.grantId;
+      checkId('addGrant', 'grantId', grantId);
+      const amount = event.amount;
+      const startTime = event.startTime;
+      const endTime = event.endTime;
+      checkGrantValues(amount, startTime, endTime);
+      slot[0] = BATCH_GRANT;
+      slot[1] = grantId;
+      slot[2] = amount;
+      slot[3] = startTime;
+      slot[4] = endTime;
+    } else if (kind === 'consume') {
+      const eventId = event.eventId;
+      checkId('consume', 'eventId', eventId);
+      const amount = event.amount;
+      const timestamp = event.timestamp;
+      checkConsumeValues(amount, timestamp);
+      slot[0] = BATCH_CONSUME;
+      slot[1] = eventId;
+      slot[2] = amount;
+      slot[3] = timestamp;
     } else {
-      throw new TypeError(`applyBatch: events[${i}].kind must be "grant" or "consume", got ${JSON.stringify(String(event.kind))}`);
+      throw new TypeError(`applyBatch: events[${i}].kind must be "grant" or "consume", got ${JSON.stringify(String(kind))}`);
     }
   }
 
@@ -262,36 +281,22 @@ export function makeApi(module) {
       }
       const results = new Array(events.length);
       const describe = (i, slot) => {
-        const event = events[i];
         try {
-          checkBatchEvent(event, i);
+          readBatchEvent(events[i], i, slot);
         } catch (error) {
           results[i] = error;
           slot[0] = BATCH_SKIP;
-          return;
         }
-        if (event.kind === 'grant') {
-          slot[0] = BATCH_GRANT;
-          slot[1] = event.grantId;
-          slot[3] = event.startTime;
-          slot[4] = event.endTime;
-        } else {
-          slot[0] = BATCH_CONSUME;
-          slot[1] = event.eventId;
-          slot[3] = event.timestamp;
-        }
-        slot[2] = event.amount;
       };
-      const settle = (i, result) => {
+      const settle = (i, result, kind, id) => {
         if (result >= 0) {
           results[i] = result === 1;
           return;
         }
-        const event = events[i];
         results[i] =
-          event.kind === 'grant'
-            ? statusError('addGrant', -result, `grant ${JSON.stringify(event.grantId)}`)
-            : statusError('consume', -result, `consumption ${JSON.stringify(event.eventId)}`);
+          kind === BATCH_GRANT
+            ? statusError('addGrant', -result, `grant ${JSON.stringify(id)}`)
+            : statusError('consume', -result, `consumption ${JSON.stringify(id)}`);
       };
       runBatch(module, raw, this.#self, MAX_ID_BYTES, events.length, describe, settle);
       this.#takeAcceptedPending();

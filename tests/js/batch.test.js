@@ -145,8 +145,49 @@ describe('applyBatch', () => {
     const single = new GPULedger();
     expect(results).toEqual(applySingly(single, events).map(describeResult));
     expect(observe(batch)).toEqual(observe(single));
-    expect(reads).toBe(2); // checked, then read: once each
+    expect(reads).toBe(1); // read once, for the checks and the load
     for (const ledger of [batch, single, ...others]) ledger.dispose();
+  });
+
+  it('checks the values it loads: fields whose getters answer differently at each read are read once', () => {
+    // Each field answers a valid value at its first read and an invalid one after, so a
+    // second read would load what was never checked; the duplicate's error names its id as read.
+    const once = (first, later) => {
+      let read = false;
+      return () => {
+        const value = read ? later : first;
+        read = true;
+        return value;
+      };
+    };
+    const shifting = (fields) => {
+      const event = {};
+      for (const [name, [first, later]] of Object.entries(fields)) {
+        Object.defineProperty(event, name, { get: once(first, later), enumerable: true });
+      }
+      return event;
+    };
+    const events = () => [
+      shifting({ kind: ['grant', 'consume'], grantId: ['g', ''], amount: [10, -1], startTime: [0, 5], endTime: [9, 1] }),
+      shifting({ kind: ['consume', 'grant'], eventId: ['c', 'c\uD800'], amount: [4, 1e300], timestamp: [3, NaN] }),
+      shifting({ kind: ['grant', 'x'], grantId: ['g', 'h'], amount: [7, 10], startTime: [0, 0], endTime: [9, 9] }),
+    ];
+    const batch = new GPULedger();
+    const results = batch.applyBatch(events()).map(describeResult);
+    const single = new GPULedger();
+    expect(results).toEqual(
+      applySingly(single, [
+        { kind: 'grant', grantId: 'g', amount: 10, startTime: 0, endTime: 9 },
+        { kind: 'consume', eventId: 'c', amount: 4, timestamp: 3 },
+        { kind: 'grant', grantId: 'g', amount: 7, startTime: 0, endTime: 9 },
+      ]).map(describeResult),
+    );
+    expect(results[0]).toBe(true);
+    expect(results[1]).toBe(true);
+    expect(results[2]).toMatchObject({ code: 'DUPLICATE_ID', message: expect.stringContaining('"g"') });
+    expect(observe(batch)).toEqual(observe(single));
+    batch.dispose();
+    single.dispose();
   });
 
   it('loads across chunk boundaries (40,000 events, non-ASCII ids) as the single calls do', () => {
