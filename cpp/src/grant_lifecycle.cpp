@@ -39,9 +39,9 @@ Status Ledger::setGrantEnd(std::string_view grantId, int64_t endTime, GrantChang
   *out = {};
   if (!isValidId(grantId)) return Status::kInvalidId;
   if (!isValidTime(endTime)) return Status::kInvalidTime;
+  if (endTime < horizon_) return Status::kBeforeHorizon;  // before the id lookup, as every call
   const uint32_t g = grants_->ids.find(grantId);
   if (g == IdIndex::kNotFound) return Status::kUnknownId;
-  if (endTime < horizon_) return Status::kBeforeHorizon;
   if (endTime < grants_->startTime[g]) return Status::kInvalidWindow;
   const int64_t oldEnd = grants_->endTime[g];
   if (endTime != oldEnd && startedBeforeHorizon(g) && endChangeReordersFinalDraws(g, endTime)) {

@@ -137,6 +137,9 @@ TEST_P(HorizonTest, EveryCallThatNeedsThePastIsRefusedAndChangesNothing) {
   EXPECT_EQ(ledger.voidGrant("g1", &change), Status::kBeforeHorizon);  // it started before 8
   EXPECT_EQ(ledger.voidGrant("g2", &change), Status::kBeforeHorizon);
   EXPECT_EQ(ledger.setGrantEnd("g1", 7, &change), Status::kBeforeHorizon);  // an end before 8
+  // Before any id lookup: an unknown grant with an end before 8 is refused for its end.
+  EXPECT_EQ(ledger.setGrantEnd("nope", 7, &change), Status::kBeforeHorizon);
+  EXPECT_EQ(ledger.setGrantEnd("nope", 9, &change), Status::kUnknownId);
   // g2 (end 15) started before 8 too: moving g1's end past it would reorder final draws.
   EXPECT_EQ(ledger.setGrantEnd("g1", 20, &change), Status::kBeforeHorizon);
   EXPECT_EQ(state(), before);

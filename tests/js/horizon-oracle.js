@@ -102,9 +102,10 @@ export class HorizonOracle extends PendingOracle {
   // grant lies strictly between its old and its new place in (endTime, grantId) order: the
   // final draws were made in that order.
   setGrantEnd(grantId, endTime) {
+    // An end before the horizon is refused before the id is looked up.
+    if (endTime < this.horizon) throw before('setGrantEnd');
     const grant = this.grants.get(grantId);
     if (!grant) throw new OracleError('UNKNOWN_ID', `no grant ${grantId}`);
-    if (endTime < this.horizon) throw before('setGrantEnd');
     if (endTime !== grant.endTime && this.startedBefore.has(grantId)) {
       const order = (end, id) => (a) => a.endTime - end || compareCodePoints(a.grantId, id);
       const [lo, hi] = endTime < grant.endTime ? [endTime, grant.endTime] : [grant.endTime, endTime];
