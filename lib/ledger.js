@@ -20,7 +20,7 @@ import {
 } from './decode.js';
 import { LedgerError } from './errors.js';
 import { PendingListeners } from './pending.js';
-import { parseSnapshot, readSnapshot, writeSnapshot } from './snapshot.js';
+import { checkSnapshot, makeEntryReaders, parseSnapshot, readSnapshotHead, refuse, writeSnapshot } from './snapshot.js';
 import { makeStatusErrors } from './status.js';
 import { makeChecks, maxSafeText } from './validate.js';
 
@@ -340,9 +340,12 @@ export function makeApi(module) {
         const id = decoder.decode(ids.subarray(i === 0 ? 0 : idEnds[i - 1], idEnds[i]));
         errors.set(i, statusError(method, status, `${grant ? 'grant' : 'consumption'} ${JSON.stringify(id)}`));
       };
-      runColumns(module, raw, self, read, results, errors.size > 0, fail);
+      const checked = errors.size;
+      runColumns(module, raw, self, read, results, checked > 0, fail);
       this.#takeAcceptedPending();
-      return { results, errors };
+      // The checks' errors came first and the core's after them: the Map in index order.
+      const ordered = checked > 0 && errors.size > checked ? new Map([...errors].sort((a, b) => a[0] - b[0])) : errors;
+      return { results, errors: ordered };
     }
 
     /**
@@ -517,50 +520,48 @@ export function makeApi(module) {
      */
     static fromJSON(snapshot) {
       const doc = parseSnapshot(snapshot);
-      // The fast read leaves repeated ids to the core's counts; the full read, which
-      // defines the first error of a document, runs only when something failed.
-      const strict = () => readSnapshot(doc, checks);
-      let read;
-      try {
-        read = readSnapshot(doc, checks, false);
-      } catch (error) {
-        strict();
-        throw error;
+      // One pass: each entry is checked as it is staged (makeEntryReaders), and repeated
+      // ids are left to the core's counts. When anything fails, the full check, which
+      // defines the first error of a document, runs and throws it (checkSnapshot).
+      const strict = () => checkSnapshot(doc, checks);
+      const horizon = readSnapshotHead(doc, checks);
+      const { grants, consumptions } = doc;
+      if (!Array.isArray(grants) || !Array.isArray(consumptions)) {
+        strict(); // throws: a list that is not an array is one of its errors
+        throw refuse('grants and consumptions must be arrays');
       }
-      const { horizon, grants, consumptions, refuse } = read;
+      const read = makeEntryReaders(checks, horizon);
       const ledger = new GPULedger();
+      /** @type {Error | null} */
+      let invalid = null; // an entry's error
       try {
         if (horizon > 0) ledger.compact(horizon); // an empty ledger: only sets the horizon
         /** @type {Error | null} */
         let failure = null;
         const describe = (i, slot) => {
-          if (i < grants.length) {
-            const grant = grants[i];
-            slot[0] = BATCH_RESTORE_GRANT;
-            slot[1] = grant.grantId;
-            slot[2] = grant.amount;
-            slot[3] = grant.startTime;
-            slot[4] = grant.endTime;
-          } else {
-            const consumption = consumptions[i - grants.length];
-            slot[0] = BATCH_CONSUME;
-            slot[1] = consumption.eventId;
-            slot[2] = consumption.amount;
-            slot[3] = consumption.timestamp;
+          try {
+            if (i < grants.length) {
+              read.grant(grants[i], i, slot);
+              slot[0] = BATCH_RESTORE_GRANT;
+            } else {
+              read.consumption(consumptions[i - grants.length], i - grants.length, slot);
+              slot[0] = BATCH_CONSUME;
+            }
+          } catch (error) {
+            invalid = /** @type {Error} */ (error);
+            throw error;
           }
         };
-        const settle = (i, result) => {
+        const settle = (i, result, kind, id) => {
           if (result === 1 || failure !== null) return; // the first failure is the answer
           if (i < grants.length) {
-            failure = statusError('fromJSON', -result, `grant ${JSON.stringify(grants[i].grantId)}`);
+            failure = statusError('fromJSON', -result, `grant ${JSON.stringify(id)}`);
             return;
           }
-          const c = i - grants.length;
-          const { eventId } = consumptions[c];
           failure =
             result === 0
-              ? refuse(`consumptions[${c}] (${JSON.stringify(eventId)}) cannot be funded: the rules would have rejected it`)
-              : statusError('consume', -result, `consumption ${JSON.stringify(eventId)}`);
+              ? refuse(`consumptions[${i - grants.length}] (${JSON.stringify(id)}) cannot be funded: the rules would have rejected it`)
+              : statusError('consume', -result, `consumption ${JSON.stringify(id)}`);
         };
         const self = ledger.#at('fromJSON');
         runBatch(module, raw, self, MAX_ID_BYTES, grants.length + consumptions.length, describe, settle);
@@ -570,6 +571,10 @@ export function makeApi(module) {
         }
       } catch (error) {
         ledger.dispose();
+        if (invalid !== null) {
+          strict();
+          throw invalid;
+        }
         if (error instanceof RangeError) throw refuse(error.message);
         throw error;
       }

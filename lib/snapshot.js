@@ -16,7 +16,8 @@ export function writeSnapshot(grants, consumptions, horizon) {
   return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, horizon, grants, consumptions };
 }
 
-function refuse(message) {
+/** An INVALID_SNAPSHOT error: fromJSON's refusal of a document, with `message`. */
+export function refuse(message) {
   return new LedgerError('INVALID_SNAPSHOT', `fromJSON: ${message}`);
 }
 
@@ -43,23 +44,29 @@ function entryField(check, list, i, key, value) {
   }
 }
 
-// Plain loops, no allocation per entry: fromJSON reads 10^6-entry documents, often just
-// parsed, so that every young-generation collection copies the whole document; and until
-// V8 optimises this loop, `for (const key of Object.keys(entry))` allocated an array, an
-// iterator and a result per key for each entry. for-in walks the shape's cached keys.
-// Same rule as Object.keys: only own enumerable keys count (for-in also lists inherited
-// ones, after the own ones: skipped).
-function checkEntries(list, path, keys) {
-  if (!Array.isArray(list)) throw refuse(`${path} must be an array`);
-  for (let i = 0; i < list.length; i++) {
-    const entry = list[i];
-    if (!isPlainObject(entry)) throw refuse(`${path}[${i}] must be an object`);
-    for (const key in entry) {
-      if (!keys.includes(key) && Object.hasOwn(entry, key)) {
-        throw refuse(`${path}[${i}] has unknown field ${JSON.stringify(key)}`);
-      }
+// The document's and an entry's fields, compared inline (no call per key).
+const isDocumentKey = (key) => key === 'format' || key === 'version' || key === 'horizon' || key === 'grants' || key === 'consumptions';
+const isGrantKey = (key) => key === 'grantId' || key === 'amount' || key === 'startTime' || key === 'endTime';
+const isConsumptionKey = (key) => key === 'eventId' || key === 'amount' || key === 'timestamp';
+
+// An entry is a plain object with no field but its known ones. No allocation per entry: fromJSON
+// reads 10^6-entry documents, often just parsed, so that every young-generation collection
+// copies the whole document; and until V8 optimises the loop, `for (const key of
+// Object.keys(entry))` allocated an array, an iterator and a result per key for each
+// entry. for-in walks the shape's cached keys. Same rule as Object.keys: only own
+// enumerable keys count (for-in also lists inherited ones, after the own ones: skipped).
+function checkShape(entry, list, i, isKnown) {
+  if (!isPlainObject(entry)) throw refuse(`${list}[${i}] must be an object`);
+  for (const key in entry) {
+    if (!isKnown(key) && Object.hasOwn(entry, key)) {
+      throw refuse(`${list}[${i}] has unknown field ${JSON.stringify(key)}`);
     }
   }
+}
+
+function checkEntries(list, path, isKnown) {
+  if (!Array.isArray(list)) throw refuse(`${path} must be an array`);
+  for (let i = 0; i < list.length; i++) checkShape(list[i], path, i, isKnown);
 }
 
 /** The document itself: `input` or, for a string, its JSON. */
@@ -73,59 +80,94 @@ export function parseSnapshot(input) {
 }
 
 /**
- * Checks the document (parsed: parseSnapshot) and every field with the methods' own checks
- * (`checks`, from makeChecks); returns { horizon, grants, consumptions, refuse } (horizon 0
- * for version 1). What replaying it means (every consumption accepted) is checked by the
- * caller, which refuses through `refuse`. With `unique` false, ids appearing twice are left
- * to the caller (the core counts them); the first error is then the same unless one is.
+ * The document's own fields (parsed: parseSnapshot): its format, its version and, from
+ * version 2, its finality horizon (README, "Finality horizon"), which it returns (0 for
+ * version 1). The entries are left to the readers of makeEntryReaders.
  */
-export function readSnapshot(doc, { checkId, checkAmount, checkTime, checkWindow }, unique = true) {
+export function readSnapshotHead(doc, { checkTime }) {
   if (!isPlainObject(doc)) throw refuse('the snapshot must be an object or its JSON text');
   if (doc.format !== SNAPSHOT_FORMAT) throw refuse(`format must be ${JSON.stringify(SNAPSHOT_FORMAT)}`);
   if (doc.version !== 1 && doc.version !== SNAPSHOT_VERSION) {
     throw refuse(`unknown version ${JSON.stringify(doc.version)} (this build reads versions 1 and ${SNAPSHOT_VERSION})`);
   }
-  // Version 2 adds the finality horizon (README, "Finality horizon"); version 1 has none.
-  let horizon = 0;
   if (doc.version === 1 && 'horizon' in doc) throw refuse('horizon needs version 2');
-  if (doc.version === 2) {
-    field(checkTime, 'horizon', doc.horizon);
-    horizon = doc.horizon;
+  for (const key in doc) {
+    if (!isDocumentKey(key) && Object.hasOwn(doc, key)) throw refuse(`unknown field ${JSON.stringify(key)}`);
   }
-  checkEntries(doc.grants, 'grants', ['grantId', 'amount', 'startTime', 'endTime']);
-  checkEntries(doc.consumptions, 'consumptions', ['eventId', 'amount', 'timestamp']);
+  if (doc.version === 1) return 0;
+  field(checkTime, 'horizon', doc.horizon);
+  return doc.horizon;
+}
+
+/**
+ * One entry of each list, checked with the methods' own checks (`checks`, from
+ * makeChecks): its shape, then each field, read once, in the document's order of fields.
+ * `grant(entry, i, slot)` writes [, grantId, amount, startTime, endTime] into slot[1..4],
+ * `consumption(entry, i, slot)` [, eventId, amount, timestamp] into slot[1..3]; both throw
+ * INVALID_SNAPSHOT for the entry's first error. Ids appearing twice are not theirs to see.
+ */
+export function makeEntryReaders({ checkId, checkAmount, checkTime, checkWindow }, horizon) {
+  return {
+    grant(entry, i, slot) {
+      checkShape(entry, 'grants', i, isGrantKey);
+      const grantId = entry.grantId;
+      entryField(checkId, 'grants', i, 'grantId', grantId);
+      const amount = entry.amount;
+      const startTime = entry.startTime;
+      const endTime = entry.endTime;
+      // A grant carried across the horizon (it started before it) holds what was left of
+      // it there, which may be nothing.
+      const carried = Number.isSafeInteger(startTime) && startTime < horizon;
+      if (!(carried && amount === 0)) entryField(checkAmount, 'grants', i, 'amount', amount);
+      entryField(checkTime, 'grants', i, 'startTime', startTime);
+      entryField(checkTime, 'grants', i, 'endTime', endTime);
+      if (startTime > endTime) field(checkWindow, `grants[${i}].startTime`, startTime, `grants[${i}].endTime`, endTime);
+      if (endTime < horizon) throw refuse(`grants[${i}].endTime ${endTime} is before the horizon ${horizon}`);
+      slot[1] = grantId;
+      slot[2] = amount;
+      slot[3] = startTime;
+      slot[4] = endTime;
+    },
+    consumption(entry, i, slot) {
+      checkShape(entry, 'consumptions', i, isConsumptionKey);
+      const eventId = entry.eventId;
+      entryField(checkId, 'consumptions', i, 'eventId', eventId);
+      const amount = entry.amount;
+      const timestamp = entry.timestamp;
+      entryField(checkAmount, 'consumptions', i, 'amount', amount);
+      entryField(checkTime, 'consumptions', i, 'timestamp', timestamp);
+      if (timestamp < horizon) throw refuse(`consumptions[${i}].timestamp ${timestamp} is before the horizon ${horizon}`);
+      slot[1] = eventId;
+      slot[2] = amount;
+      slot[3] = timestamp;
+    },
+  };
+}
+
+/**
+ * The whole document (parsed: parseSnapshot), checked in the order that defines its first
+ * error: its own fields; every entry's shape, the grants' then the consumptions'; then
+ * each grant's fields and id, then each consumption's. Throws that error (INVALID_SNAPSHOT),
+ * or returns nothing when the document passes. What replaying it means (every consumption
+ * accepted) is the caller's to check.
+ */
+export function checkSnapshot(doc, checks) {
+  const horizon = readSnapshotHead(doc, checks);
+  checkEntries(doc.grants, 'grants', isGrantKey);
+  checkEntries(doc.consumptions, 'consumptions', isConsumptionKey);
+  const read = makeEntryReaders(checks, horizon);
+  /** @type {[unknown, string, number, number, number]} */
+  const slot = [0, '', 0, 0, 0];
   const grantIds = new Set();
   for (let i = 0; i < doc.grants.length; i++) {
-    const grant = doc.grants[i];
-    entryField(checkId, 'grants', i, 'grantId', grant.grantId);
-    // A grant carried across the horizon (it started before it) holds what was left of it
-    // there, which may be nothing.
-    const carried = Number.isSafeInteger(grant.startTime) && grant.startTime < horizon;
-    if (!(carried && grant.amount === 0)) entryField(checkAmount, 'grants', i, 'amount', grant.amount);
-    entryField(checkTime, 'grants', i, 'startTime', grant.startTime);
-    entryField(checkTime, 'grants', i, 'endTime', grant.endTime);
-    if (grant.startTime > grant.endTime) {
-      field(checkWindow, `grants[${i}].startTime`, grant.startTime, `grants[${i}].endTime`, grant.endTime);
-    }
-    if (grant.endTime < horizon) throw refuse(`grants[${i}].endTime ${grant.endTime} is before the horizon ${horizon}`);
-    if (!unique) continue;
-    if (grantIds.has(grant.grantId)) throw refuse(`grants[${i}].grantId ${JSON.stringify(grant.grantId)} appears twice`);
-    grantIds.add(grant.grantId);
+    read.grant(doc.grants[i], i, slot);
+    if (grantIds.has(slot[1])) throw refuse(`grants[${i}].grantId ${JSON.stringify(slot[1])} appears twice`);
+    grantIds.add(slot[1]);
   }
   const eventIds = new Set();
   for (let i = 0; i < doc.consumptions.length; i++) {
-    const consumption = doc.consumptions[i];
-    entryField(checkId, 'consumptions', i, 'eventId', consumption.eventId);
-    entryField(checkAmount, 'consumptions', i, 'amount', consumption.amount);
-    entryField(checkTime, 'consumptions', i, 'timestamp', consumption.timestamp);
-    if (consumption.timestamp < horizon) {
-      throw refuse(`consumptions[${i}].timestamp ${consumption.timestamp} is before the horizon ${horizon}`);
-    }
-    if (!unique) continue;
-    if (eventIds.has(consumption.eventId)) {
-      throw refuse(`consumptions[${i}].eventId ${JSON.stringify(consumption.eventId)} appears twice`);
-    }
-    eventIds.add(consumption.eventId);
+    read.consumption(doc.consumptions[i], i, slot);
+    if (eventIds.has(slot[1])) throw refuse(`consumptions[${i}].eventId ${JSON.stringify(slot[1])} appears twice`);
+    eventIds.add(slot[1]);
   }
-  return { horizon, grants: doc.grants, consumptions: doc.consumptions, refuse };
 }

@@ -96,7 +96,7 @@ export function makeChecks({ MAX_ID_BYTES, MAX_SAFE }) {
   function checkTryConsumeOptions(method, options) {
     if (options === undefined) return {};
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-      throw new TypeError(`${method}: options must be an object, got ${options === null ? 'null' : typeof options}`);
+      throw new TypeError(`${method}: options must be an object, got ${describe(options)}`);
     }
     for (const key of Object.keys(options)) {
       // A misspelt dryRun must not turn a preview into a real charge.

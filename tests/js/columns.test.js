@@ -192,6 +192,8 @@ function expectSameAnswers(answer, events, expected, where) {
   expect(results).toHaveLength(events.length);
   const failed = results.reduce((n, code) => n + (code === FAILED ? 1 : 0), 0);
   expect(errors.size, where).toBe(failed);
+  const keys = [...errors.keys()];
+  expect(keys, `${where}: errors in index order`).toEqual([...keys].sort((a, b) => a - b));
   const tally = { applied: 0, rejected: 0, badKind: 0, malformed: 0, thrown: 0 };
   events.forEach((e, i) => {
     const at = `${where}, events[${i}] ${JSON.stringify({ ...e, bytes: [...e.bytes].slice(0, 8) })}`;

@@ -107,6 +107,14 @@ describe('snapshots', () => {
     ['a version-1 document with a horizon', () => ({ ...base(), version: 1 })],
     ['a version-2 document without a horizon', () => ({ ...base(), horizon: undefined })],
     ['a missing version', () => ({ ...base(), version: undefined })],
+    ['an unknown field of the document', () => ({ ...base(), extra: 1 })],
+    [
+      'a version-1 document with a list of queued consumptions',
+      () => {
+        const { horizon: _horizon, ...v1 } = base();
+        return { ...v1, version: 1, pending: [] };
+      },
+    ],
     ['grants that are not an array', () => ({ ...base(), grants: {} })],
     ['a grant that is not an object', () => ({ ...base(), grants: [7] })],
     ['a grant with an unknown field', () => ({ ...base(), grants: [{ ...base().grants[0], color: 'red' }] })],
@@ -156,6 +164,106 @@ describe('snapshots', () => {
       expect(GPULedger.wasmHeapBytes()).toBe(heapBefore); // no half-built ledger left behind
     });
   }
+
+  // A document with several faults is refused for the first in this order: the document's
+  // own fields; the shape of every grant, then of every consumption; each grant's fields
+  // and id, in order; each consumption's; then what replaying it means. Faults planted in
+  // large documents sit on both sides of a load's chunk boundaries (4,096 events).
+  describe('refuses a document with several faults for the first of them', () => {
+    const large = (grants, consumptions) => ({
+      format: 'gpu-credit-ledger',
+      version: 2,
+      horizon: 0,
+      grants: Array.from({ length: grants }, (_, i) => ({ grantId: `g${i}`, amount: 10, startTime: i, endTime: i + 20 })),
+      consumptions: Array.from({ length: consumptions }, (_, i) => ({ eventId: `c${i}`, amount: 1, timestamp: i + 1 })),
+    });
+    const cases = [
+      [
+        'a grant field, then a consumption with an unknown field',
+        () => {
+          const doc = large(10, 10);
+          doc.grants[2].amount = -1;
+          doc.consumptions[0].note = 'x';
+          return doc;
+        },
+        'fromJSON: consumptions[0] has unknown field "note"',
+      ],
+      [
+        'a grant id that appears twice, then a grant that is not an object far later',
+        () => {
+          const doc = large(9000, 10);
+          doc.grants[10].grantId = 'g3';
+          doc.grants[8500].grantId = '\uD800';
+          doc.grants[8999] = 7;
+          return doc;
+        },
+        'fromJSON: grants[8999] must be an object',
+      ],
+      [
+        'a grant id that appears twice, then a bad grant field far later',
+        () => {
+          const doc = large(9000, 10);
+          doc.grants[10].grantId = 'g3';
+          doc.grants[8500].endTime = 0.5;
+          return doc;
+        },
+        'fromJSON: grants[10].grantId "g3" appears twice',
+      ],
+      [
+        'an unfundable consumption, then a bad consumption field far later',
+        () => {
+          const doc = large(10, 9000);
+          doc.consumptions[0].amount = 10 ** 6;
+          doc.consumptions[8800].timestamp = -4;
+          return doc;
+        },
+        'fromJSON: consumptions[8800].timestamp must be an integer in [0, 2^53 - 1], got -4',
+      ],
+      [
+        'a repeated event id, then a bad amount in a later chunk',
+        () => {
+          const doc = large(10, 9000);
+          doc.consumptions[4095].eventId = 'c0';
+          doc.consumptions[4097].amount = 0;
+          return doc;
+        },
+        'fromJSON: consumptions[4095].eventId "c0" appears twice',
+      ],
+      [
+        'a grant window that ends before it starts, then a consumption before the horizon',
+        () => {
+          const doc = { ...large(5, 5), horizon: 3 };
+          doc.grants[4].startTime = 40;
+          doc.consumptions[0].timestamp = 1;
+          return doc;
+        },
+        'fromJSON: grants[4].startTime must be <= grants[4].endTime, got 40 > 24',
+      ],
+    ];
+    for (const [what, make, message] of cases) {
+      it(what, () => {
+        const heapBefore = GPULedger.wasmHeapBytes();
+        const error = thrown(() => GPULedger.fromJSON(make()));
+        expect(error).toBeInstanceOf(LedgerError);
+        expect(error.code).toBe('INVALID_SNAPSHOT');
+        expect(error.message).toBe(message);
+        expect(thrown(() => GPULedger.fromJSON(JSON.stringify(make()))).message).toBe(message);
+        expect(GPULedger.wasmHeapBytes()).toBe(heapBefore);
+      });
+    }
+  });
+
+  it('names an unknown field of the document, and counts only its own fields', () => {
+    expect(thrown(() => GPULedger.fromJSON({ ...base(), extra: 1 })).message).toBe('fromJSON: unknown field "extra"');
+    const { horizon: _horizon, ...v1 } = base();
+    expect(thrown(() => GPULedger.fromJSON(JSON.stringify({ ...v1, version: 1, pending: [] }))).message).toBe(
+      'fromJSON: unknown field "pending"',
+    );
+    const inheriting = Object.assign(Object.create({ note: 'x' }), base());
+    const ledger = GPULedger.fromJSON(inheriting);
+    expect(ledger.toJSON()).toEqual(base());
+    ledger.dispose();
+  });
 
   it('names the entry at fault', () => {
     const doc = { ...base(), grants: [base().grants[0], { ...base().grants[1], amount: -3 }] };
