@@ -10,10 +10,20 @@ import errors from './plugins/app/errors.js';
 import auth from './plugins/app/auth.js';
 import ledgers from './plugins/app/ledgers.js';
 import cleanup from './cleanup/plugin.js';
+import { invalidArgument } from './errors.js';
 import health from './routes/health.js';
 import customers from './routes/v1/customers/index.js';
 
 export const BODY_LIMIT = 1024 * 1024;
+
+function isJson(text) {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * options.store: an opened store (store/interface.js).
@@ -32,15 +42,37 @@ export async function buildApp({ store, keys, limits = {}, logger = false, reque
     // Grant and event ids reach 1024 UTF-8 bytes, percent-encoded up to three times that.
     routerOptions: { maxParamLength: 4096 },
     return503OnClosing: true,
+    // The router's own refusals, before any route runs, in the API's error body: a path that
+    // is not valid percent-encoding, or a path segment over maxParamLength.
+    frameworkErrors: (error, request, reply) => {
+      if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        const message =
+          error.code === 'FST_ERR_BAD_URL'
+            ? 'the path is not valid percent-encoding'
+            : 'a path parameter (customerId, grantId or eventId) is longer than 4096 characters';
+        return reply.code(400).send({ error: { code: 'INVALID_ARGUMENT', message } });
+      }
+      request.log.error({ err: error }, 'unexpected router error');
+      return reply.code(500).send({ error: { code: 'INTERNAL', message: 'internal error' } });
+    },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, discriminator: true } },
   });
 
+  // Every body is JSON: without Fastify's text/plain parser, a text body gets the same
+  // answer as any other that is not JSON (plugins/app/errors.js).
+  app.removeContentTypeParser('text/plain');
   // POST .../void takes no body: accept an empty one even when it is labelled JSON.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) =>
-    text === '' ? done(null, undefined) : parseJson(request, text, done),
-  );
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+    if (text === '') return done(null, undefined);
+    return parseJson(request, text, (error, body) => {
+      // Valid JSON that the parser refuses has a "__proto__" or "constructor.prototype" key.
+      if (error !== null && isJson(text))
+        return done(invalidArgument('body must not have a "__proto__" or "constructor" field'), undefined);
+      return done(error, body);
+    });
+  });
 
   await app.register(metrics);
   await app.register(swagger);

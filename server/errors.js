@@ -14,6 +14,7 @@ export class ServiceError extends Error {
 
 export const unavailable = (message) => new ServiceError(503, 'UNAVAILABLE', message, { 'retry-after': '1' });
 export const notFound = (message) => new ServiceError(404, 'NOT_FOUND', message);
+export const invalidArgument = (message) => new ServiceError(400, 'INVALID_ARGUMENT', message);
 
 // LedgerError codes → HTTP. OUT_OF_MEMORY is transient (evicting other customers frees
 // the shared heap), LIMIT_EXCEEDED is permanent for that customer.

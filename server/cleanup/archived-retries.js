@@ -29,6 +29,19 @@ export function loggedConsumptionAnswer(logged, { eventId, amount, timestamp }) 
   return { status: 200, body: { eventId, accepted: true, queued: false, allocations: [], reason: null, blockingEventId: null } };
 }
 
+/**
+ * The answer to a consumption whose id the store logged only as queued (`submit`,
+ * `logged` = { amount, t1 }) and the compacted ledger no longer holds (let in or still
+ * queued before the horizon, or cancelled): other parameters get 409 DUPLICATE_ID, the id
+ * staying taken; for the same parameters, null: the request stands as the ledger answers it
+ * (before the horizon, BEFORE_HORIZON: whether compaction found it accepted or still queued
+ * is not in the log).
+ */
+export function loggedSubmissionAnswer(logged, { eventId, amount, timestamp }) {
+  if (logged.amount !== amount || logged.t1 !== timestamp) return duplicate('consume', 'consumption', eventId);
+  return null;
+}
+
 function duplicate(method, what, id) {
   return {
     status: 409,
@@ -48,7 +61,9 @@ export async function archivedAnswer(store, customer, kind, body) {
   }
   if (kind === 'consumption' && body.dryRun !== true) {
     const logged = await store.findEntry(customer, 'consume', body.eventId);
-    return logged === null ? null : loggedConsumptionAnswer(logged, body);
+    if (logged !== null) return loggedConsumptionAnswer(logged, body);
+    const submitted = await store.findEntry(customer, 'submit', body.eventId);
+    return submitted === null ? null : loggedSubmissionAnswer(submitted, body);
   }
   return null;
 }

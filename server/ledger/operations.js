@@ -5,7 +5,7 @@
 // and reads. Package errors leave the ledger unchanged; they are converted here.
 import { LedgerError } from 'gpu-credit-ledger';
 import { fromLibrary, notFound } from '../errors.js';
-import { loggedConsumptionAnswer, loggedGrantAnswer } from '../cleanup/archived-retries.js';
+import { loggedConsumptionAnswer, loggedGrantAnswer, loggedSubmissionAnswer } from '../cleanup/archived-retries.js';
 
 const NONE = [];
 
@@ -21,10 +21,10 @@ function guarded(fn) {
 
 /**
  * After compaction a ledger no longer holds the ids of the events it dropped; the store
- * does (log or archive), and they stay taken. The [kind, id] pairs ('grant' or 'consume')
- * of the events `input` would add that the ledger does not hold, for the service to look
- * up in the store before the request runs (LedgerService, `state.archived`). None while
- * the ledger was never compacted.
+ * does (log or archive), and they stay taken. The [kind, id] pairs ('grant', 'consume' or
+ * 'submit') of the events `input` would add that the ledger does not hold, for the service
+ * to look up in the store before the request runs (LedgerService, `state.archived`). None
+ * while the ledger was never compacted.
  */
 export function unheldIds(op, state, input) {
   if (state.ledger.horizon === 0) return NONE;
@@ -33,7 +33,7 @@ export function unheldIds(op, state, input) {
     if (!state.voided.has(id) && state.ledger.burnDown(id) === null) out.push(['grant', id]);
   };
   const consumption = (id) => {
-    if (!state.queued.has(id) && state.ledger.allocations(id) === null) out.push(['consume', id]);
+    if (!state.queued.has(id) && state.ledger.allocations(id) === null) out.push(['consume', id], ['submit', id]);
   };
   if (op === addGrant) grant(input.grantId);
   else if (op === consume) consumption(input.eventId);
@@ -79,6 +79,10 @@ function consumeUnguarded(state, input) {
     const answer = loggedConsumptionAnswer(archived, input);
     // A dry run of the identical event keeps the ledger's refusal (BEFORE_HORIZON).
     if (!(dryRun && answer.status === 200)) return archivedOutcome(answer);
+  } else {
+    const submitted = state.archived?.submit.get(eventId);
+    const answer = submitted === undefined ? null : loggedSubmissionAnswer(submitted, input);
+    if (answer !== null) return archivedOutcome(answer);
   }
   const ledger = state.ledger;
   const wasQueued = state.queued.has(eventId);

@@ -217,9 +217,9 @@ export class LedgerService {
   // the customer's line meanwhile.
   async #lookUpArchived(slot, task, ids) {
     slot.loading = true;
-    const archived = { grant: new Map(), consume: new Map() };
+    const archived = { grant: new Map(), consume: new Map(), submit: new Map() };
     try {
-      for (const kind of ['grant', 'consume']) {
+      for (const kind of ['grant', 'consume', 'submit']) {
         const wanted = ids.filter((pair) => pair[0] === kind).map((pair) => pair[1]);
         if (wanted.length > 0) archived[kind] = await this.#store.findEntries(slot.customer, kind, wanted);
       }

@@ -54,7 +54,10 @@ export const grantsAt = {
   summary: 'Grants valid at a time, in draw order, with what remains of each (grantsAt)',
   params: params(),
   querystring: timeQuery('at'),
-  response: { 200: { type: 'object', properties: { grants: { type: 'array', items: grantState } }, required: ['grants'] }, ...errors() },
+  response: {
+    200: { type: 'object', properties: { grants: { type: 'array', items: grantState } }, required: ['grants'] },
+    ...errors(409),
+  },
 };
 
 export const burnDown = {
@@ -87,14 +90,14 @@ const changeFields = { applied: { type: 'boolean' }, blockingEventId: { type: ['
 
 export const voidGrant = {
   tags: ['grants'],
-  summary: 'Void a grant unless that unfunds an accepted consumption (admin)',
+  summary: 'Void a grant unless that unfunds an accepted consumption (writer; no body)',
   params: params('grantId'),
-  response: { 200: { type: 'object', properties: changeFields, required: ['applied', 'blockingEventId'] }, ...errors(404) },
+  response: { 200: { type: 'object', properties: changeFields, required: ['applied', 'blockingEventId'] }, ...errors(404, 409) },
 };
 
 export const setGrantEnd = {
   tags: ['grants'],
-  summary: "Move a grant's end: early expiry (refused if it unfunds) or extension (admin)",
+  summary: "Move a grant's end: early expiry (refused if it unfunds) or extension (writer)",
   params: params('grantId'),
   body: { type: 'object', properties: { endTime: time }, required: ['endTime'], additionalProperties: false },
   response: {
@@ -103,6 +106,6 @@ export const setGrantEnd = {
       properties: { ...changeFields, acceptedPending: { type: 'array', items: { type: 'string' } } },
       required: ['applied', 'blockingEventId', 'acceptedPending'],
     },
-    ...errors(404, 413),
+    ...errors(404, 409, 413),
   },
 };

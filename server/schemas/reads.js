@@ -11,7 +11,7 @@ export const balance = {
   summary: 'Balance at a time (an unknown customer has an empty ledger: 0)',
   params: params(),
   querystring: timeQuery('at'),
-  response: { 200: at('balance'), ...errors() },
+  response: { 200: at('balance'), ...errors(409) },
 };
 
 export const headroom = {
@@ -19,7 +19,7 @@ export const headroom = {
   summary: 'The most a consumption at this time may take now',
   params: params(),
   querystring: timeQuery('at'),
-  response: { 200: at('headroom'), ...errors() },
+  response: { 200: at('headroom'), ...errors(409) },
 };
 
 export const balanceCurve = {
@@ -33,7 +33,7 @@ export const balanceCurve = {
       properties: { points: { type: 'array', items: { type: 'array', items: { type: 'integer' } } } },
       required: ['points'],
     },
-    ...errors(),
+    ...errors(409),
   },
 };
 

@@ -44,7 +44,7 @@ const BAD = [
     { raw: JSON.stringify(consumption), type: 'text/plain' },
     400,
     'INVALID_ARGUMENT',
-    'body',
+    'JSON',
   ],
   ['body of another media type', 'POST', `${base}/consumptions`, { raw: '<c/>', type: 'application/xml' }, 400, 'INVALID_ARGUMENT', 'JSON'],
   ['JSON that is not an object', 'POST', `${base}/grants`, { raw: '[1, 2]' }, 400, 'INVALID_ARGUMENT', 'body'],
@@ -130,6 +130,18 @@ const BAD = [
   ['PATCH refused: it would unfund c1', 'PATCH', `${base}/grants/g1`, { body: { endTime: 0 } }, 200, null],
   ['PATCH of an unknown grant', 'PATCH', `${base}/grants/nope`, { body: { endTime: 9 } }, 404, 'NOT_FOUND'],
   ['void of an unknown grant', 'POST', `${base}/grants/nope/void`, {}, 404, 'NOT_FOUND'],
+  // The void takes no body: a field, JSON that is not an object or a text body is refused
+  // (voiding `late` would show in the state).
+  ['void with a field', 'POST', `${base}/grants/late/void`, { body: { unknownField: 123 } }, 400, 'INVALID_ARGUMENT', 'unknownField'],
+  ['void with a JSON array', 'POST', `${base}/grants/late/void`, { raw: '[1,2,3]' }, 400, 'INVALID_ARGUMENT', 'body'],
+  ['void with a text body', 'POST', `${base}/grants/late/void`, { raw: 'garbage', type: 'text/plain' }, 400, 'INVALID_ARGUMENT', 'JSON'],
+  ['void with a JSON string', 'POST', `${base}/grants/late/void`, { raw: '"x"' }, 400, 'INVALID_ARGUMENT', 'body'],
+  ['a "__proto__" field', 'POST', `${base}/grants`, { raw: '{"__proto__": {"x": 1}}' }, 400, 'INVALID_ARGUMENT', '__proto__'],
+  // The router's own refusals, in the API's error body.
+  ['path of bad percent-encoding', 'GET', `${base}/grants/%E0%A4`, {}, 400, 'INVALID_ARGUMENT', 'percent-encoding'],
+  ['path with %ZZ', 'POST', `${base}/grants/%ZZ/void`, {}, 400, 'INVALID_ARGUMENT', 'percent-encoding'],
+  ['customer id over 4096 characters', 'GET', `/v1/customers/${'a'.repeat(5000)}/balance?at=1`, {}, 400, 'INVALID_ARGUMENT', 'customerId'],
+  ['grant id over 4096 characters', 'GET', `${base}/grants/${'g'.repeat(5000)}`, {}, 400, 'INVALID_ARGUMENT', 'grantId'],
   ['cancel of a consumption not queued', 'DELETE', `${base}/pending/c1`, {}, 404, 'NOT_FOUND'],
   ['batch without events', 'POST', `${base}/events`, { body: { events: [] } }, 400, 'INVALID_ARGUMENT', 'events'],
   [

@@ -29,6 +29,9 @@ export async function runCleanupScenario(t, storeKit, seed) {
     const customers = ['c-0', 'c-1', 'c-2', 'c-3'];
     const sent = new Map(); // customer → { grants: [], consumptions: [] } (accepted ones)
     for (const customer of customers) sent.set(customer, await workload(app, customer, rng));
+    // A consumption queued at time 0 that no credit will fund: the compaction drops it.
+    const early = await post(app, 'c-0', 'consumptions', { eventId: 'queued-early', amount: 10 ** 12, timestamp: 0, queue: true });
+    assert.equal(early.json().queued, true);
 
     // The view each customer will have to keep, taken before compaction.
     const horizons = new Map();
@@ -138,7 +141,23 @@ export async function runCleanupScenario(t, storeKit, seed) {
         [409, 'DUPLICATE_ID'],
       ],
     );
+    // A queued consumption before the horizon (let in, or still queued and dropped by the
+    // compaction): its id stays taken for other parameters, before the horizon and after
+    // it; the same parameters keep the ledger's refusal.
+    const requeued = { eventId: 'queued-early', amount: 10 ** 12, timestamp: 0, queue: true };
+    const same = await post(app, customer, 'consumptions', requeued);
+    assert.deepEqual([same.statusCode, same.json().error?.code], [409, 'BEFORE_HORIZON'], 'a queued id retried as it was');
+    for (const [what, body] of [
+      ['after the horizon', { ...requeued, timestamp: h + 5 }],
+      ['with another amount', { ...requeued, amount: requeued.amount + 1 }],
+      ['after the horizon, as a dry run', { ...requeued, timestamp: h + 5, dryRun: true }],
+      ['after the horizon, not queued', { eventId: requeued.eventId, amount: 1, timestamp: h + 5 }],
+    ]) {
+      const r = await post(app, customer, 'consumptions', body);
+      assert.deepEqual([r.statusCode, r.json().error?.code], [409, 'DUPLICATE_ID'], `a queued id reused ${what}`);
+    }
     assert.deepEqual(await get(app, customer, '/ledger'), docBefore, 'refusals and retries changed nothing');
+    assert.deepEqual((await get(app, customer, '/pending')).pending.map((p) => p.eventId).includes(requeued.eventId), false);
 
     // New events after the horizon: the service answers as the uncompacted oracle does.
     const oracle = replayUncompacted((await storeKit.logs()).get(customer));

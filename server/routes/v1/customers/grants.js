@@ -1,11 +1,19 @@
 // Grants: add, list at a time, burn-down, void, change end.
 import * as schemas from '../../../schemas/grants.js';
 import * as ops from '../../../ledger/operations.js';
-import { notFound } from '../../../errors.js';
+import { invalidArgument, notFound } from '../../../errors.js';
 import { answer, queryTime } from './answer.js';
 
 const grantsAt = ops.read((ledger, at) => ({ grants: ledger.grantsAt(at) }));
 const burnDown = ops.read((ledger, grantId) => ledger.burnDown(grantId));
+
+// The void takes no body: none, an empty one or `{}` (a body that is not JSON is refused
+// before, as on every route). Anything else is refused as bad input, and nothing is voided.
+function checkNoBody(body) {
+  if (body === undefined) return;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidArgument('body must be an empty object or absent');
+  for (const key of Object.keys(body)) throw invalidArgument(`body.${key} is not a known field`);
+}
 
 export default async function grants(fastify) {
   fastify.post('/grants', { schema: schemas.addGrant, config: { access: 'write' } }, (request, reply) =>
@@ -22,9 +30,10 @@ export default async function grants(fastify) {
     return body;
   });
 
-  fastify.post('/grants/:grantId/void', { schema: schemas.voidGrant, config: { access: 'write' } }, (request, reply) =>
-    answer(fastify, request, reply, ops.voidGrant, { grantId: request.params.grantId }),
-  );
+  fastify.post('/grants/:grantId/void', { schema: schemas.voidGrant, config: { access: 'write' } }, (request, reply) => {
+    checkNoBody(request.body);
+    return answer(fastify, request, reply, ops.voidGrant, { grantId: request.params.grantId });
+  });
 
   fastify.patch('/grants/:grantId', { schema: schemas.setGrantEnd, config: { access: 'write' } }, (request, reply) =>
     answer(fastify, request, reply, ops.setGrantEnd, { grantId: request.params.grantId, endTime: request.body.endTime }),
