@@ -215,6 +215,20 @@ test('missing and wrong keys are 401; roles and customer lists are 403', async (
     ['reader consuming', READER, 'POST', `${base}/consumptions`, consumption, 403, 'FORBIDDEN'],
     ['reader queueing', READER, 'POST', `${base}/consumptions`, { ...consumption, queue: true }, 403, 'FORBIDDEN'],
     ['reader sending a batch', READER, 'POST', `${base}/events`, { events: [{ type: 'grant', ...grant }] }, 403, 'FORBIDDEN'],
+    [
+      'reader sending a batch with one real consumption',
+      READER,
+      'POST',
+      `${base}/events`,
+      {
+        events: [
+          { type: 'consumption', ...consumption, dryRun: true },
+          { type: 'consumption', ...consumption, eventId: 'c10' },
+        ],
+      },
+      403,
+      'FORBIDDEN',
+    ],
     ['reader voiding a grant', READER, 'POST', `${base}/grants/g1/void`, undefined, 403, 'FORBIDDEN'],
     ['reader changing an end', READER, 'PATCH', `${base}/grants/g1`, { endTime: 20 }, 403, 'FORBIDDEN'],
     ['acme key on another customer', ACME_WRITER, 'POST', '/v1/customers/other/grants', grant, 403, 'FORBIDDEN'],
@@ -233,6 +247,12 @@ test('missing and wrong keys are 401; roles and customer lists are 403', async (
   // What they may do.
   const dry = await call(service.url, 'POST', `${base}/consumptions`, { key: READER, body: { ...consumption, dryRun: true } });
   assert.equal(dry.status, 200);
+  const dryBatch = await call(service.url, 'POST', `${base}/events`, {
+    key: READER,
+    body: { events: [{ type: 'consumption', ...consumption, dryRun: true }] },
+  });
+  assert.equal(dryBatch.status, 200, "a batch of dry runs is a reader's too");
+  assert.deepEqual(dryBatch.body.results[0].allocations, dry.body.allocations);
   assert.deepEqual(dry.body, {
     eventId: 'c9',
     accepted: true,

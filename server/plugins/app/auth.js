@@ -3,9 +3,9 @@
 // neither the comparison nor a hash-table lookup leaks how much of a key was right.
 //
 // Roles (route config `access`): 'read' routes for every role; 'consume' routes for
-// writers and admins, and for readers when the body is a dry run; 'write' (grants, their
-// voids and end changes, batches, queue cancels) for writers and admins. A key with
-// `customers` is limited to those customers.
+// writers and admins, and for readers when the body is a dry run (a batch: of dry-run
+// consumptions only); 'write' (grants, their voids and end changes, queue cancels) for
+// writers and admins. A key with `customers` is limited to those customers.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { ServiceError } from '../../errors.js';
@@ -58,10 +58,14 @@ async function auth(fastify, { keys }) {
     if (access === 'write' && key.role === 'reader') throw forbidden('a reader key may only read and make dry runs');
   });
 
-  // 'consume': a reader may only make dry runs; the body is parsed by now.
+  // 'consume': a reader may only make dry runs; the body is parsed and valid by now.
   fastify.addHook('preHandler', async (request) => {
     if (request.routeOptions.config?.access !== 'consume' || request.apiKey?.role !== 'reader') return;
-    if (request.body?.dryRun !== true) throw forbidden('a reader key may only make dry-run consumptions');
+    const { events } = request.body;
+    const dryRuns = Array.isArray(events)
+      ? events.every((event) => event.type === 'consumption' && event.dryRun === true)
+      : request.body.dryRun === true;
+    if (!dryRuns) throw forbidden('a reader key may only make dry-run consumptions');
   });
 }
 

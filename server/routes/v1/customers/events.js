@@ -4,7 +4,7 @@ import * as ops from '../../../ledger/operations.js';
 import { answer } from './answer.js';
 
 export default async function events(fastify) {
-  fastify.post('/events', { schema: schemas.applyEvents, config: { access: 'write' } }, (request, reply) =>
+  fastify.post('/events', { schema: schemas.applyEvents, config: { access: 'consume' } }, (request, reply) =>
     answer(fastify, request, reply, ops.applyEvents, request.body),
   );
 }
