@@ -1,4 +1,4 @@
-// Finality-horizon half of `npm run bench`: WASM heap in use for the issue's workload
+// Finality-horizon half of `npm run bench`: WASM heap in use for the horizon workload
 // (bench/horizon_stream.mjs) with compact(latest - 10^5) every 10^5 events and without
 // compaction, and what compact itself costs.   node bench/horizon_bench.mjs [--quick]
 // --quick runs 10^6 events instead of 10^7.

@@ -12,10 +12,15 @@
 
 // `Symbol.dispose` for projects whose lib lacks esnext.disposable (e.g. the default
 // ES2022/ES2023 libs): the same declaration as that lib's, so harmless where it exists.
+// `Symbol` and `Map` themselves for projects whose lib is ES5 (TypeScript's default
+// target): declared as the ES2015 libs declare them, so that these types compile there
+// too (a `Map` then has no members the project can see; the runtime's is a full one).
 declare global {
   interface SymbolConstructor {
     readonly dispose: unique symbol;
   }
+  var Symbol: SymbolConstructor;
+  interface Map<K, V> {}
 }
 
 /** One draw of an accepted consumption: `amount` credits taken from grant `grantId`. */

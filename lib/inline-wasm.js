@@ -45,8 +45,8 @@ const WASM_FILE = 'gpu_credit_ledger.wasm';
 // anywhere else (browsers, an application's bundle) or when the file is not this build's.
 function fileBeside(platform) {
   const fs = platform.process?.getBuiltinModule?.('node:fs');
-  const here = import.meta.url;
-  if (!fs || !here.startsWith('file:')) return null;
+  const here = import.meta.url; // undefined in a classic-script bundle (an iife), where import.meta is empty
+  if (!fs || typeof here !== 'string' || !here.startsWith('file:')) return null;
   let bytes;
   try {
     bytes = fs.readFileSync(new URL(here.slice(0, here.lastIndexOf('/') + 1) + WASM_FILE));

@@ -32,6 +32,12 @@ export const cells = [
     expect: { main: SEED, load: SEED, wasmFile: SEED, sameClasses: true, duplicate: 'DUPLICATE_ID' },
   })),
   {
+    name: 'ts-default-lib', // TypeScript's default target and lib (ES5): type-checked only
+    kind: 'tsc-check',
+    shared: [],
+    expect: { typeChecked: true },
+  },
+  {
     name: 'ts-nodenext-cjs',
     kind: 'tsc',
     shared: [],

@@ -5,7 +5,7 @@
 // Usage: node tests/consumers/run.mjs [cell-name ...]   (KEEP=1 keeps the temp folder)
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,6 +85,11 @@ async function runNode(cell, dir) {
 async function runTsc(cell, dir) {
   await sh(process.execPath, [tsc, '-p', 'tsconfig.json'], dir);
   return parseResult(await sh(process.execPath, ['out/typed.js'], dir));
+}
+
+async function runTscCheck(cell, dir) {
+  await sh(process.execPath, [tsc, '-p', 'tsconfig.json'], dir);
+  return { typeChecked: true };
 }
 
 async function openPage(url, { before } = {}) {
@@ -221,6 +226,18 @@ async function runEsbuild(cell, dir) {
         route.fulfill({ contentType: 'text/html', body: `<!doctype html><script>${readFileSync(outfile, 'utf8')}</script>` }),
       ),
   });
+  // The same bundle run by Node as a classic script: the module must do without the
+  // `import.meta` an iife leaves empty there too.
+  writeFileSync(join(dir, 'out/app.cjs'), readFileSync(outfile));
+  writeFileSync(
+    join(dir, 'out/node-run.cjs'),
+    `globalThis.window = globalThis;
+require('./app.cjs');
+const wait = () => window.__result || window.__error ? console.log('RESULT ' + JSON.stringify(window.__result ?? { error: window.__error })) : setTimeout(wait, 5);
+wait();
+`,
+  );
+  assert.deepEqual(parseResult(await sh(process.execPath, ['out/node-run.cjs'], dir)), result, 'the bundle in Node');
   return result;
 }
 
@@ -260,7 +277,15 @@ async function runWebpack(cell, dir) {
   return result;
 }
 
-const runners = { node: runNode, tsc: runTsc, vite: runVite, 'vite-dev': runViteDev, esbuild: runEsbuild, webpack: runWebpack };
+const runners = {
+  node: runNode,
+  tsc: runTsc,
+  'tsc-check': runTscCheck,
+  vite: runVite,
+  'vite-dev': runViteDev,
+  esbuild: runEsbuild,
+  webpack: runWebpack,
+};
 
 let passed = 0;
 let failed = 0;

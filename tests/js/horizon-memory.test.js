@@ -1,4 +1,5 @@
-// Memory stays bounded under compaction: the issue's workload (a stream of events with
+// Memory stays bounded under compaction: the horizon workload of `npm run bench`
+// (bench/horizon_stream.mjs, README "Finality horizon": a stream of events with
 // compact(latest - window) every interval) at a tenth of its scale in every dimension:
 // 10^6 events instead of 10^7, compacting every 10^4 events with a window of 10^4 events
 // instead of 10^5, so the bound is a tenth of 64 MiB. The same stream without compaction
