@@ -555,7 +555,12 @@ export function makeApi(module) {
         const settle = (i, result, kind, id) => {
           if (result === 1 || failure !== null) return; // the first failure is the answer
           if (i < grants.length) {
-            failure = statusError('fromJSON', -result, `grant ${JSON.stringify(id)}`);
+            const error = statusError('fromJSON', -result, `grant ${JSON.stringify(id)}`);
+            // A RangeError (the grant total) is the document's fault: name the entry.
+            failure =
+              error instanceof RangeError
+                ? refuse(`grants[${i}] (${JSON.stringify(id)}): ${error.message.slice('fromJSON: '.length)}`)
+                : error;
             return;
           }
           failure =

@@ -265,6 +265,21 @@ describe('snapshots', () => {
     ledger.dispose();
   });
 
+  it('names the grant that brings the total above 2^53 - 1', () => {
+    const doc = {
+      ...base(),
+      grants: [
+        { grantId: 'a', amount: 2 ** 52, startTime: 0, endTime: 1 },
+        { grantId: 'b', amount: 1, startTime: 0, endTime: 1 },
+        { grantId: 'c', amount: 2 ** 52, startTime: 0, endTime: 1 },
+      ],
+      consumptions: [],
+    };
+    const error = thrown(() => GPULedger.fromJSON(doc));
+    expect(error.code).toBe('INVALID_SNAPSHOT');
+    expect(error.message).toBe('fromJSON: grants[2] ("c"): amount would bring the total of all grants above 2^53 - 1');
+  });
+
   it('names the entry at fault', () => {
     const doc = { ...base(), grants: [base().grants[0], { ...base().grants[1], amount: -3 }] };
     expect(thrown(() => GPULedger.fromJSON(doc)).message).toContain('grants[1].amount');
