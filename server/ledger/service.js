@@ -196,15 +196,28 @@ export class LedgerService {
     slot.loading = true;
     const covered = slot.arrivals;
     const state = slot.state;
+    let tail;
     try {
-      const tail = await this.#store.readAfter(slot.customer, state.seq);
+      tail = await this.#store.readAfter(slot.customer, state.seq);
+    } catch (error) {
+      // Nothing was applied: the cached ledger stays, and `?consistency=cached` reads keep
+      // answering from it; the requests that needed the catch-up fail (503, retry later).
+      this.#log?.error({ err: error, customer: slot.customer }, 'catching a customer ledger up failed');
+      const failed = slot.waiting.filter((task) => task.strong && task.ticket > slot.synced);
+      slot.waiting = slot.waiting.filter((task) => !failed.includes(task));
+      for (const task of failed) task.reject(unavailable('the store could not be read; retry later'));
+      slot.loading = false;
+      this.#pump(slot);
+      return;
+    }
+    try {
       for (const entry of tail) state.apply(entry);
       state.letIn = [];
       slot.synced = covered;
       state.syncedAt = Date.now();
     } catch (error) {
       // A partly applied tail: drop the ledger; the next turn reloads it (and reports a failure).
-      this.#log?.error({ err: error, customer: slot.customer }, 'catching a customer ledger up failed');
+      this.#log?.error({ err: error, customer: slot.customer }, "applying a customer ledger's log tail failed");
       state.dispose();
       slot.state = null;
     }

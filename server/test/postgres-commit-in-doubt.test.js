@@ -91,3 +91,32 @@ test('a COMMIT whose answer is lost is acknowledged; one that never arrived is r
     await app.close();
   }
 });
+
+test('a store that cannot be read fails the requests that need it; cached reads keep answering from the cache', async () => {
+  const store = new PostgresStore(server.url.replace(`:${server.port}/`, `:${proxy.port}/`));
+  await store.open();
+  const app = await buildApp({ store, keys: KEYS, limits: { maxEventLoopDelay: 0 } });
+  const post = (route, payload) => app.inject({ method: 'POST', url: `/v1/customers/outage/${route}`, headers: auth, payload });
+  const balance = async (consistency) => {
+    const r = await app.inject({ method: 'GET', url: `/v1/customers/outage/balance?at=3${consistency}`, headers: auth });
+    return [r.statusCode, r.json().balance ?? r.json().error.code];
+  };
+  try {
+    assert.equal((await post('grants', { grantId: 'g', amount: 100, startTime: 0, endTime: 100 })).statusCode, 201);
+    assert.equal((await post('consumptions', { eventId: 'c1', amount: 10, timestamp: 1 })).statusCode, 200);
+    assert.deepEqual(await balance(''), [200, 90]);
+    proxy.setDown(true);
+    try {
+      assert.deepEqual(await balance('&consistency=cached'), [200, 90], 'a cached read needs no store');
+      assert.deepEqual(await balance(''), [503, 'UNAVAILABLE'], 'a strong read cannot catch up');
+      assert.deepEqual(await balance('&consistency=cached'), [200, 90], 'the failed catch-up kept the cached ledger');
+    } finally {
+      proxy.setDown(false);
+    }
+    assert.deepEqual(await balance(''), [200, 90], 'back once the store is');
+    assert.equal((await post('consumptions', { eventId: 'c2', amount: 5, timestamp: 2 })).json().accepted, true);
+    assert.deepEqual(await balance(''), [200, 85]);
+  } finally {
+    await app.close();
+  }
+});

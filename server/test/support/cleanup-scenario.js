@@ -92,6 +92,8 @@ export async function runCleanupScenario(t, storeKit, seed) {
     const retried = await post(app, customer, 'consumptions', old);
     assert.equal(retried.statusCode, 200, JSON.stringify(retried.json()));
     assert.equal(retried.json().accepted, true, 'a retry of an archived consumption is answered as accepted');
+    // Read, it is what its retry says: final, its draws no longer itemised.
+    assert.deepEqual(await get(app, customer, `/consumptions/${old.eventId}`), { ...old, allocations: [] });
     const changed = await post(app, customer, 'consumptions', { ...old, amount: old.amount + 1 });
     assert.equal(changed.statusCode, 409);
     assert.equal(changed.json().error.code, 'DUPLICATE_ID');

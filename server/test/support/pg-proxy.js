@@ -1,5 +1,5 @@
-// A TCP proxy between the service and PostgreSQL, on 127.0.0.1, that can disturb one
-// transaction at its COMMIT: cut the connection before forwarding the COMMIT (PostgreSQL
+// A TCP proxy between the service and PostgreSQL, on 127.0.0.1, that can make PostgreSQL
+// unreachable for a while, or disturb one transaction at its COMMIT: cut the connection before forwarding the COMMIT (PostgreSQL
 // rolls the transaction back), cut it once PostgreSQL has answered (the transaction is
 // committed, but the service never hears so), or hold the COMMIT back for a while. A rule
 // may name a marker: it then applies only to a transaction whose statements contained it
@@ -15,6 +15,7 @@ const COMMIT = Buffer.from('Q\0\0\0\x0bCOMMIT\0', 'latin1');
 export async function startPgProxy(targetPort) {
   const rules = []; // { action: 'before' | 'after' | 'hold', marker: string | null, ms: number }
   const sockets = new Set();
+  let down = false;
   const proxy = {
     port: 0,
     /** How many rules have fired. */
@@ -27,6 +28,11 @@ export async function startPgProxy(targetPort) {
     holdNextCommit(ms, marker = null) {
       rules.push({ action: 'hold', marker, ms });
     },
+    /** While down, PostgreSQL is unreachable: every connection is cut, new ones at once. */
+    setDown(value) {
+      down = value;
+      if (down) for (const socket of sockets) socket.destroy();
+    },
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -34,6 +40,10 @@ export async function startPgProxy(targetPort) {
       }),
   };
   const server = net.createServer((client) => {
+    if (down) {
+      client.destroy();
+      return;
+    }
     const upstream = net.connect(targetPort, '127.0.0.1');
     let seen = ''; // what the client sent since its last COMMIT
     let swallowing = false; // a COMMIT was forwarded under 'after': drop its answer, then cut

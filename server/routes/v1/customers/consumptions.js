@@ -15,7 +15,14 @@ export default async function consumptions(fastify) {
   fastify.get('/consumptions/:eventId', { schema: schemas.getConsumption, config: { access: 'read' } }, async (request, reply) => {
     const { customerId, eventId } = request.params;
     const draws = await answer(fastify, request, reply, allocations, eventId);
-    if (draws === null) throw notFound(`no accepted consumption ${JSON.stringify(eventId)}`);
+    if (draws === null) {
+      // An accepted consumption that a compaction dropped is final; its draws are no longer
+      // itemised (as its retry answers). Queued consumptions are logged as `submit`, not
+      // looked up here: the log cannot say whether one was let in before the horizon.
+      const archived = await fastify.store.findEntry(customerId, 'consume', eventId);
+      if (archived === null) throw notFound(`no accepted consumption ${JSON.stringify(eventId)}`);
+      return { eventId, amount: archived.amount, timestamp: archived.t1, allocations: [] };
+    }
     // The ledger knows the draws; the committed log knows amount and timestamp (an
     // accepted consumption's parameters never change).
     const logged = await fastify.store.findConsumption(customerId, eventId);
