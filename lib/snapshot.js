@@ -44,7 +44,7 @@ function entryField(check, list, i, key, value) {
   }
 }
 
-// The document's and an entry's fields, compared inline (no call per key).
+// The document's and an entry's fields, compared with === (no array search per key).
 const isDocumentKey = (key) => key === 'format' || key === 'version' || key === 'horizon' || key === 'grants' || key === 'consumptions';
 const isGrantKey = (key) => key === 'grantId' || key === 'amount' || key === 'startTime' || key === 'endTime';
 const isConsumptionKey = (key) => key === 'eventId' || key === 'amount' || key === 'timestamp';
