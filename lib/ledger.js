@@ -37,6 +37,11 @@ const COLUMN_TYPES = Object.entries({
   endTimes: Float64Array,
 });
 
+// What a value that should have been a plain object is, for the messages that say so.
+function notAnObject(value) {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+}
+
 function describeColumn(value) {
   if (value === null || value === undefined) return String(value);
   if (typeof value !== 'object') return typeof value;
@@ -101,9 +106,7 @@ export function makeApi(module) {
   // in the same order.
   function readBatchEvent(event, i, slot) {
     if (typeof event !== 'object' || event === null || Array.isArray(event)) {
-      throw new TypeError(
-        `applyBatch: events[${i}] must be an object, got ${event === null ? 'null' : Array.isArray(event) ? 'an array' : typeof event}`,
-      );
+      throw new TypeError(`applyBatch: events[${i}] must be an object, got ${notAnObject(event)}`);
     }
     const kind = event.kind;
     if (kind === 'grant') {
@@ -137,9 +140,7 @@ export function makeApi(module) {
   // the load another), after the whole call's checks (nothing is applied when one fails).
   function readColumns(columns) {
     if (typeof columns !== 'object' || columns === null || Array.isArray(columns)) {
-      throw new TypeError(
-        `applyColumns: columns must be an object, got ${columns === null ? 'null' : Array.isArray(columns) ? 'an array' : typeof columns}`,
-      );
+      throw new TypeError(`applyColumns: columns must be an object, got ${notAnObject(columns)}`);
     }
     /** @type {Record<string, any>} */
     const read = {};
