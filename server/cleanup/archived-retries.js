@@ -21,12 +21,15 @@ export function loggedGrantAnswer(logged, { grantId, amount, startTime, endTime 
 
 /**
  * The answer to a consumption whose id the store logged as accepted (`consume`, `logged`
- * = { amount, t1 }). Only accepted entries are answered: a queued one (`submit`) before the
- * horizon was either let in or dropped by compact, and the log alone cannot tell which.
+ * = { amount, t1, allocations }): its first answer's allocations, or [] for an entry
+ * logged without them (a compacted consumption's draws are no longer itemised). Only
+ * accepted entries are answered: a queued one (`submit`) before the horizon was either let
+ * in or dropped by compact, and the log alone cannot tell which.
  */
 export function loggedConsumptionAnswer(logged, { eventId, amount, timestamp }) {
   if (logged.amount !== amount || logged.t1 !== timestamp) return duplicate('consume', 'consumption', eventId);
-  return { status: 200, body: { eventId, accepted: true, queued: false, allocations: [], reason: null, blockingEventId: null } };
+  const allocations = logged.allocations ?? [];
+  return { status: 200, body: { eventId, accepted: true, queued: false, allocations, reason: null, blockingEventId: null } };
 }
 
 /**

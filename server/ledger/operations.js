@@ -97,12 +97,18 @@ function consumeUnguarded(state, input) {
     blockingEventId: r.blockingEventId,
   };
   let entries = NONE;
+  let result = { status: 200, body };
   if (dryRun) {
     body.queued = !r.accepted && (wasQueued || queue);
   } else if (r.accepted) {
     if (ledger.consumptionCount > before) {
-      entries = [['consume', eventId, amount, timestamp, null]];
+      // The first answer's allocations are logged with it: its identical retries repeat them.
+      entries = [['consume', eventId, amount, timestamp, null, JSON.stringify(r.allocations)]];
       state.queued.delete(eventId);
+    } else {
+      // An identical retry: the service answers with the logged allocations (a backdated
+      // change since may have moved the draws; the package reports them as they are now).
+      result = { status: 200, body, firstAnswers: [body] };
     }
   } else if (queue) {
     // The same state as the rejection just computed: submit queues it.
@@ -115,7 +121,7 @@ function consumeUnguarded(state, input) {
   } else {
     body.queued = wasQueued;
   }
-  return { result: { status: 200, body }, entries };
+  return { result, entries };
 }
 
 /** POST grants/{grantId}/void. A grant voided before answers as applied again (retries). */
@@ -166,19 +172,23 @@ export const cancelPending = guarded(cancelPendingUnguarded);
 export function applyEvents(state, { events }) {
   const results = new Array(events.length);
   const entries = [];
+  const firstAnswers = [];
   for (let i = 0; i < events.length; i++) {
     const event = events[i];
     try {
       const out = event.type === 'grant' ? addGrantUnguarded(state, event) : consumeUnguarded(state, event);
       for (const entry of out.entries) entries.push(entry);
       results[i] = { status: out.result.status, ...out.result.body };
+      if (out.result.firstAnswers !== undefined) firstAnswers.push(results[i]);
     } catch (raw) {
       const error = fromLibrary(raw);
       if (error.statusCode === undefined) throw error;
       results[i] = { status: error.statusCode, error: { code: error.code, message: error.message } };
     }
   }
-  return { result: { status: 200, body: { results } }, entries };
+  const result = { status: 200, body: { results } };
+  if (firstAnswers.length > 0) result.firstAnswers = firstAnswers;
+  return { result, entries };
 }
 
 /** A read: runs `fn(ledger, state)` in the customer's turn and answers 200 with what it returns. */

@@ -97,6 +97,33 @@ export class LedgerService {
    */
   run(customer, op, input, consistency = 'strong') {
     if (this.#closed) return Promise.reject(unavailable('the service is shutting down'));
+    const done = this.#enqueue(customer, op, input, consistency);
+    return done.then((result) => (result?.firstAnswers === undefined ? result : this.#withFirstAllocations(customer, result)));
+  }
+
+  // Identical retries of accepted consumptions (operations.js) answer with the allocations
+  // their first answer gave, which the log holds beside the entry. The entry is committed
+  // by now: an answer waits for every commit of its customer before it. An entry logged
+  // without them (a consumption let in from the queue, or logged before they were kept)
+  // keeps the ledger's current allocations.
+  async #withFirstAllocations(customer, result) {
+    const bodies = result.firstAnswers;
+    delete result.firstAnswers;
+    let logged;
+    try {
+      logged = await this.#store.findEntries(customer, 'consume', [...new Set(bodies.map((body) => body.eventId))]);
+    } catch (error) {
+      this.#log?.error({ err: error, customer }, "reading a retried consumption's first answer failed");
+      throw unavailable('the store could not be read to repeat the first answer of a retried consumption; retry later');
+    }
+    for (const body of bodies) {
+      const allocations = logged.get(body.eventId)?.allocations;
+      if (allocations != null) body.allocations = allocations;
+    }
+    return result;
+  }
+
+  #enqueue(customer, op, input, consistency) {
     return new Promise((resolve, reject) => {
       let slot = this.#slots.get(customer);
       if (slot === undefined) {

@@ -19,7 +19,15 @@
  * | `compact` | ''       | null   | horizon   | null    | `compact(t1)` (the cleanup job)   |
  *
  * A `void` entry carries the grant's parameters when it was voided, so that a retry of
- * the add is recognised after the grant is gone. Replaying a customer's entries in seq
+ * the add is recognised after the grant is gone.
+ *
+ * ## Retries
+ * A `consume` entry also stores, in a column of its own (`allocations`, JSON text; not
+ * part of the tuples a rebuild reads), the allocations the consumption's first answer
+ * gave: an identical retry repeats that answer, even after a backdated change moved its
+ * draws (LedgerService; the ledger itself reports the draws as they are now). A commit
+ * group's `consume` entries carry them as a sixth element; `findEntries` returns them
+ * (parsed; null for entries logged before the column existed). Replaying a customer's entries in seq
  * order through those calls rebuilds its ledger exactly (the package is deterministic).
  * Uniqueness the store enforces: (customer, id) among `grant` entries and among
  * `consume` entries (the service never re-adds a voided grant id, and an accepted
@@ -68,7 +76,7 @@
  * @typedef {import('./packs.js').Pack} Pack
  * @typedef {[seq: number, kind: 'grant'|'consume'|'submit'|'void'|'end'|'cancel', id: string, amount: number|null, t1: number|null, t2: number|null]} LogEntry
  * @typedef {{ seq: number, horizon: number, document: { ledger: object, pending: Array<{eventId: string, amount: number, timestamp: number}>, voidedGrants: Array<[string, number, number, number]> } }} Snapshot
- * @typedef {{ customer: string, baseSeq: number, entries: Array<[kind: string, id: string, amount: number|null, t1: number|null, t2: number|null]> }} CommitGroup
+ * @typedef {{ customer: string, baseSeq: number, entries: Array<[kind: string, id: string, amount: number|null, t1: number|null, t2: number|null, allocations?: string]> }} CommitGroup
  *
  * @interface Store
  *   open(): Promise<void>             runs the migrations (idempotent) and readies statements
@@ -86,10 +94,10 @@
  *   findConsumption(customer, eventId): Promise<{ amount: number, timestamp: number }|null>
  *                                     the parameters of the latest `consume` or `submit` entry with this id
  *                                     (GET .../consumptions/{eventId}; the ledger knows only its allocations)
- *   findEntries(customer, kind, ids): Promise<Map<id, { amount, t1, t2 }>>
+ *   findEntries(customer, kind, ids): Promise<Map<id, { amount, t1, t2, allocations }>>
  *                                     findEntry for many ids of one kind at once (one query on a networked store):
  *                                     the ids found, with their entries
- *   findEntry(customer, kind, id): Promise<{ amount, t1, t2 }|null>
+ *   findEntry(customer, kind, id): Promise<{ amount, t1, t2, allocations }|null>
  *                                     the `grant` / `consume` / `submit` entry with this id, in the log or the
  *                                     archive (a retry of an event the compacted ledger no longer holds)
  *   compact(customer, baseSeq, entries, horizon, document): Promise<number>

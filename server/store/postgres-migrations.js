@@ -53,6 +53,12 @@ export const MIGRATIONS = [
     PRIMARY KEY (customer_id, first_seq)
   );
   `,
+  // An accepted consumption's allocations as its first answer gave them (JSON text), for
+  // its identical retries (interface.js, *Retries*). Entries logged before have none.
+  `
+  ALTER TABLE log ADD COLUMN IF NOT EXISTS allocations TEXT;
+  ALTER TABLE archive ADD COLUMN IF NOT EXISTS allocations TEXT;
+  `,
 ];
 
 /**

@@ -29,10 +29,10 @@ const SQL = {
   // The entries and the head move in one statement (the row is already locked).
   append: `
     WITH appended AS (
-      INSERT INTO log (customer_id, seq, kind, id, amount, t1, t2)
-      SELECT $1, $2::bigint + e.n, e.kind, e.id, e.amount, e.t1, e.t2
-      FROM unnest($3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[]) WITH ORDINALITY
-        AS e(kind, id, amount, t1, t2, n)
+      INSERT INTO log (customer_id, seq, kind, id, amount, t1, t2, allocations)
+      SELECT $1, $2::bigint + e.n, e.kind, e.id, e.amount, e.t1, e.t2, e.allocations
+      FROM unnest($3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[]) WITH ORDINALITY
+        AS e(kind, id, amount, t1, t2, allocations, n)
     )
     UPDATE heads SET last_seq = $2::bigint + cardinality($3::text[]) WHERE customer_id = $1`,
   snapshot: 'SELECT seq, horizon, document FROM snapshots WHERE customer_id = $1 ORDER BY seq DESC LIMIT 1',
@@ -52,13 +52,14 @@ const SQL = {
          UNION ALL SELECT ${ENTRY} FROM log WHERE customer_id = $1 AND seq > $2 ORDER BY seq`,
   entryAt: `SELECT kind, id FROM log WHERE customer_id = $1 AND seq = $2
             UNION ALL SELECT kind, id FROM archive WHERE customer_id = $1 AND seq = $2`,
-  findEntries: `SELECT id, amount, t1, t2 FROM log WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])
-                UNION ALL SELECT id, amount, t1, t2 FROM archive WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])`,
+  findEntries: `SELECT id, amount, t1, t2, allocations FROM log WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])
+                UNION ALL SELECT id, amount, t1, t2, allocations FROM archive WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])`,
   findSubmit: `SELECT amount, t1, seq FROM log WHERE customer_id = $1 AND kind = 'submit' AND id = $2
                UNION ALL SELECT amount, t1, seq FROM archive WHERE customer_id = $1 AND kind = 'submit' AND id = $2
                ORDER BY seq DESC LIMIT 1`,
   saveSnapshot: 'INSERT INTO snapshots (customer_id, seq, horizon, document) VALUES ($1, $2, $3, $4)',
-  archive: `INSERT INTO archive (customer_id, ${ENTRY}) SELECT customer_id, ${ENTRY} FROM log WHERE customer_id = $1 AND seq <= $2`,
+  archive: `INSERT INTO archive (customer_id, ${ENTRY}, allocations)
+            SELECT customer_id, ${ENTRY}, allocations FROM log WHERE customer_id = $1 AND seq <= $2`,
   unlog: 'DELETE FROM log WHERE customer_id = $1 AND seq <= $2',
   // Older snapshots are derived data (the archive keeps the history): only the latest is read.
   dropOldSnapshots: 'DELETE FROM snapshots WHERE customer_id = $1 AND seq < $2',
@@ -102,11 +103,12 @@ async function commitOrDoubt(client) {
 
 function columns(entries) {
   const n = entries.length;
-  const cols = [new Array(n), new Array(n), new Array(n), new Array(n), new Array(n)];
+  const cols = [new Array(n), new Array(n), new Array(n), new Array(n), new Array(n), new Array(n)];
   for (let i = 0; i < n; i++) {
     const e = entries[i];
     for (let c = 0; c < 5; c++) cols[c][i] = e[c];
     cols[1][i] = encodeId(e[1]);
+    cols[5][i] = e[5] ?? null;
   }
   return cols;
 }
@@ -285,12 +287,14 @@ export class PostgresStore {
         locks.push(parts.length);
         parts.push(`SELECT last_seq FROM heads WHERE customer_id = ${c} FOR UPDATE`);
         const rows = entries.map(
-          ([kind, id, amount, t1, t2], i) =>
-            `(${baseSeq + i + 1}, ${client.escapeLiteral(kind)}, ${client.escapeLiteral(encodeId(id))}, ${int(amount)}, ${int(t1)}, ${int(t2)})`,
+          ([kind, id, amount, t1, t2, allocations = null], i) =>
+            `(${baseSeq + i + 1}, ${client.escapeLiteral(kind)}, ${client.escapeLiteral(encodeId(id))}, ${int(amount)}, ${int(t1)}, ${int(t2)}, ` +
+            `${allocations === null ? 'NULL::text' : client.escapeLiteral(allocations)})`,
         );
         parts.push(
-          `INSERT INTO log (customer_id, seq, kind, id, amount, t1, t2) SELECT ${c}, v.seq, v.kind, v.id, v.amount, v.t1, v.t2 ` +
-            `FROM (VALUES ${rows.join(', ')}) AS v(seq, kind, id, amount, t1, t2) ` +
+          'INSERT INTO log (customer_id, seq, kind, id, amount, t1, t2, allocations) ' +
+            `SELECT ${c}, v.seq, v.kind, v.id, v.amount, v.t1, v.t2, v.allocations ` +
+            `FROM (VALUES ${rows.join(', ')}) AS v(seq, kind, id, amount, t1, t2, allocations) ` +
             `WHERE (SELECT last_seq FROM heads WHERE customer_id = ${c}) = ${baseSeq}`,
         );
         parts.push(`UPDATE heads SET last_seq = ${baseSeq + entries.length} WHERE customer_id = ${c} AND last_seq = ${baseSeq}`);
@@ -331,7 +335,9 @@ export class PostgresStore {
   async findEntries(customer, kind, ids) {
     const { rows } = await this.#pool.query({ name: 'findEntries', text: SQL.findEntries, values: [customer, kind, ids.map(encodeId)] });
     const found = new Map();
-    for (const { id, ...entry } of rows) found.set(decodeId(id), entry);
+    for (const { id, allocations, ...entry } of rows) {
+      found.set(decodeId(id), { ...entry, allocations: allocations === null ? null : JSON.parse(allocations) });
+    }
     return found;
   }
 

@@ -15,7 +15,7 @@ export function configure(db) {
 /** A better-sqlite3 transaction function `commit(groups)` over `db`; throws StoreConflictError. */
 export function makeCommit(db) {
   const head = db.prepare('SELECT last_seq FROM heads WHERE customer = ?').pluck(true);
-  const insert = db.prepare('INSERT INTO log (customer, seq, kind, id, amount, t1, t2) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare('INSERT INTO log (customer, seq, kind, id, amount, t1, t2, allocations) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
   const moveHead = db.prepare(
     `INSERT INTO heads (customer, last_seq) VALUES (?, ?)
      ON CONFLICT (customer) DO UPDATE SET last_seq = excluded.last_seq WHERE heads.last_seq = ?`,
@@ -56,7 +56,9 @@ export function makeCommit(db) {
         continue;
       }
       let seq = baseSeq;
-      for (const [kind, id, amount, t1, t2] of entries) insert.run(customer, ++seq, kind, id, amount, t1, t2);
+      for (const [kind, id, amount, t1, t2, allocations = null] of entries) {
+        insert.run(customer, ++seq, kind, id, amount, t1, t2, allocations);
+      }
       writePacks(customer, baseSeq, entries);
     }
     if (conflicts.length > 0) throw new StoreConflictError(conflicts);

@@ -72,6 +72,12 @@ const MIGRATIONS = [
     UNIQUE (customer, first_seq)
   );
   `,
+  // An accepted consumption's allocations as its first answer gave them (JSON), for its
+  // identical retries (interface.js, *Retries*). Entries logged before have none.
+  `
+  ALTER TABLE log ADD COLUMN allocations TEXT;
+  ALTER TABLE archive ADD COLUMN allocations TEXT;
+  `,
 ];
 
 export class SqliteStore {
@@ -119,13 +125,16 @@ export class SqliteStore {
         ['grant', 'consume', 'submit'].map((kind) => [
           kind,
           db.prepare(
-            `SELECT amount, t1, t2 FROM log WHERE customer = ? AND kind = '${kind}' AND id = ?
-             UNION ALL SELECT amount, t1, t2 FROM archive WHERE customer = ? AND kind = '${kind}' AND id = ? LIMIT 1`,
+            `SELECT amount, t1, t2, allocations FROM log WHERE customer = ? AND kind = '${kind}' AND id = ?
+             UNION ALL SELECT amount, t1, t2, allocations FROM archive WHERE customer = ? AND kind = '${kind}' AND id = ? LIMIT 1`,
           ),
         ]),
       ),
       saveSnapshot: db.prepare('INSERT INTO snapshots (customer, seq, horizon, document) VALUES (?, ?, ?, ?)'),
-      archive: db.prepare('INSERT INTO archive SELECT customer, seq, kind, id, amount, t1, t2 FROM log WHERE customer = ? AND seq <= ?'),
+      archive: db.prepare(
+        `INSERT INTO archive (customer, seq, kind, id, amount, t1, t2, allocations)
+         SELECT customer, seq, kind, id, amount, t1, t2, allocations FROM log WHERE customer = ? AND seq <= ?`,
+      ),
       unlog: db.prepare('DELETE FROM log WHERE customer = ? AND seq <= ?'),
       // Older snapshots are derived data (the archive keeps the history): only the latest is read.
       dropOldSnapshots: db.prepare('DELETE FROM snapshots WHERE customer = ? AND seq < ?'),
@@ -163,7 +172,7 @@ export class SqliteStore {
     const found = new Map();
     for (const id of ids) {
       const entry = this.#sql.findEntry[kind].get(customer, id, customer, id);
-      if (entry !== undefined) found.set(id, entry);
+      if (entry !== undefined) found.set(id, { ...entry, allocations: entry.allocations === null ? null : JSON.parse(entry.allocations) });
     }
     return found;
   }

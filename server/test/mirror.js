@@ -13,6 +13,7 @@ function failure(error) {
 export class Mirror {
   ledgers = new Map();
   voided = new Map(); // customer → Map grantId → [amount, start, end]
+  firstAllocations = new Map(); // customer → Map eventId → allocations its acceptance answered
 
   ledger(customer) {
     let ledger = this.ledgers.get(customer);
@@ -20,6 +21,7 @@ export class Mirror {
       ledger = new GPULedger();
       this.ledgers.set(customer, ledger);
       this.voided.set(customer, new Map());
+      this.firstAllocations.set(customer, new Map());
     }
     return ledger;
   }
@@ -50,7 +52,15 @@ export class Mirror {
     const ledger = this.ledger(customer);
     try {
       const wasQueued = ledger.pending().some((p) => p.eventId === eventId);
+      const before = ledger.consumptionCount;
       const r = ledger.tryConsume(eventId, amount, timestamp, { dryRun });
+      // An identical retry of an accepted consumption repeats its first answer's
+      // allocations (one let in from the queue has none: it answers them as they are now).
+      const first = this.firstAllocations.get(customer);
+      if (r.accepted && !dryRun) {
+        if (ledger.consumptionCount > before) first.set(eventId, r.allocations);
+        else if (first.has(eventId)) r.allocations = first.get(eventId);
+      }
       let queued = wasQueued && !r.accepted;
       if (!r.accepted && queue) {
         queued = true;

@@ -39,9 +39,10 @@ test('a log written before the packs migration loads from its rows, and gets pac
   const log = makeLog(2 * PACK_ROWS + 30, 3);
   await commitLog(store, 'old', log.slice(0, PACK_ROWS + 10));
   await store.close();
-  // Back to the schema before the migration: no packs table, user_version 2.
+  // Back to the schema before the migration: no packs table (nor the later allocations
+  // columns), user_version 2.
   const db = new Database(file);
-  db.exec('DROP TABLE packs');
+  db.exec('DROP TABLE packs; ALTER TABLE log DROP COLUMN allocations; ALTER TABLE archive DROP COLUMN allocations');
   db.pragma('user_version = 2');
   db.close();
   store = new SqliteStore(file);

@@ -91,8 +91,19 @@ export async function runCleanupScenario(t, storeKit, seed) {
     assert.ok(old, 'an accepted consumption before the horizon exists');
     const retried = await post(app, customer, 'consumptions', old);
     assert.equal(retried.statusCode, 200, JSON.stringify(retried.json()));
-    assert.equal(retried.json().accepted, true, 'a retry of an archived consumption is answered as accepted');
-    // Read, it is what its retry says: final, its draws no longer itemised.
+    assert.deepEqual(
+      retried.json(),
+      {
+        eventId: old.eventId,
+        accepted: true,
+        queued: false,
+        allocations: sent.get(customer).firstAllocations.get(old.eventId),
+        reason: null,
+        blockingEventId: null,
+      },
+      'a retry of an archived consumption repeats its first answer',
+    );
+    // Read, it is final: its draws are no longer itemised.
     assert.deepEqual(await get(app, customer, `/consumptions/${old.eventId}`), { ...old, allocations: [] });
     const changed = await post(app, customer, 'consumptions', { ...old, amount: old.amount + 1 });
     assert.equal(changed.statusCode, 409);
@@ -253,7 +264,7 @@ async function get(app, customer, path) {
 }
 
 async function workload(app, customer, rng) {
-  const accepted = { grants: [], consumptions: [] };
+  const accepted = { grants: [], consumptions: [], firstAllocations: new Map() };
   let now = 0;
   for (let i = 0; i < 120; i++) {
     now += rng.int(0, 6);
@@ -267,7 +278,10 @@ async function workload(app, customer, rng) {
       const e = { eventId: `e${i}`, amount: rng.int(1, 25), timestamp: Math.max(0, now - (rng.chance(0.15) ? rng.int(1, 40) : 0)) };
       if (rng.chance(0.1)) e.queue = true;
       const r = (await post(app, customer, 'consumptions', e)).json();
-      if (r.accepted) accepted.consumptions.push({ eventId: e.eventId, amount: e.amount, timestamp: e.timestamp });
+      if (r.accepted) {
+        accepted.consumptions.push({ eventId: e.eventId, amount: e.amount, timestamp: e.timestamp });
+        accepted.firstAllocations.set(e.eventId, r.allocations);
+      }
     }
   }
   return accepted;

@@ -1,0 +1,68 @@
+// Identical retries of an accepted consumption repeat its first answer: the allocations it
+// was accepted with, kept in its log entry, even after a late grant moved its draws, after
+// a restart, and in a batch. An entry logged before that column existed answers with the
+// draws as they are now.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { client, startApp, tempDir } from './helpers.js';
+
+const BASE = '/v1/customers/acme';
+const C1 = { eventId: 'c1', amount: 5, timestamp: 10 };
+
+// g-long funds c1; g-short (ending first, valid at 10) then arrives and takes its draws.
+async function acceptThenMove(c) {
+  assert.equal((await c.post(`${BASE}/grants`, { grantId: 'g-long', amount: 10, startTime: 0, endTime: 100 })).status, 201);
+  const first = await c.post(`${BASE}/consumptions`, C1);
+  assert.deepEqual(first.body.allocations, [{ grantId: 'g-long', amount: 5 }]);
+  assert.equal((await c.post(`${BASE}/grants`, { grantId: 'g-short', amount: 10, startTime: 0, endTime: 20 })).status, 201);
+  const now = await c.get(`${BASE}/consumptions/c1`);
+  assert.deepEqual(now.body.allocations, [{ grantId: 'g-short', amount: 5 }], 'the late grant moved the draws');
+  return first;
+}
+
+test('an identical retry repeats the first answer after its draws moved, after a restart, and in a batch', async () => {
+  const dir = tempDir();
+  let server = await startApp({ dir });
+  try {
+    const first = await acceptThenMove(client(server.url));
+    let c = client(server.url);
+    assert.deepEqual(await c.post(`${BASE}/consumptions`, C1).then((r) => [r.status, r.body]), [200, first.body]);
+    await server.close();
+    server = await startApp({ dir });
+    c = client(server.url);
+    assert.deepEqual(await c.post(`${BASE}/consumptions`, C1).then((r) => [r.status, r.body]), [200, first.body], 'after a restart');
+    const batch = await c.post(`${BASE}/events`, { events: [{ type: 'consumption', ...C1 }] });
+    assert.deepEqual(batch.body.results, [{ status: 200, ...first.body }], 'in a batch');
+    assert.deepEqual(
+      (await c.post(`${BASE}/consumptions`, { ...C1, dryRun: true })).body.allocations,
+      [{ grantId: 'g-short', amount: 5 }],
+      'a dry run previews the draws as they are now',
+    );
+    assert.equal((await c.post(`${BASE}/consumptions`, { ...C1, amount: 6 })).status, 409, 'other parameters: DUPLICATE_ID');
+    assert.deepEqual((await c.get(`${BASE}/balance?at=10`)).body.balance, 15, 'no second charge');
+  } finally {
+    await server.close();
+  }
+});
+
+test('a consumption logged before the allocations column answers its retry with its draws now', async () => {
+  const dir = tempDir();
+  let server = await startApp({ dir });
+  try {
+    await acceptThenMove(client(server.url));
+    await server.close();
+    // Back to the schema before that migration (user_version 3): the entry has no allocations.
+    const db = new Database(join(dir, 'ledger.db'));
+    db.exec('ALTER TABLE log DROP COLUMN allocations; ALTER TABLE archive DROP COLUMN allocations');
+    db.pragma('user_version = 3');
+    db.close();
+    server = await startApp({ dir });
+    const retry = await client(server.url).post(`${BASE}/consumptions`, C1);
+    assert.equal(retry.status, 200);
+    assert.deepEqual(retry.body.allocations, [{ grantId: 'g-short', amount: 5 }]);
+  } finally {
+    await server.close();
+  }
+});
