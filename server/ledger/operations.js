@@ -20,25 +20,37 @@ function guarded(fn) {
 }
 
 /**
- * After compaction a ledger no longer holds the ids of the events it dropped; the store
- * does (log or archive), and they stay taken. The [kind, id] pairs ('grant', 'consume' or
- * 'submit') of the events `input` would add that the ledger does not hold, for the service
- * to look up in the store before the request runs (LedgerService, `state.archived`). None
- * while the ledger was never compacted.
+ * The [kind, id] pairs ('grant', 'consume' or 'submit') of the ids `input` would add whose
+ * logged entries decide its answer, for the service to look up in the store before the
+ * request runs (LedgerService, `state.archived`):
+ * - after compaction, the ids the ledger no longer holds: the store does (log or archive),
+ *   and they stay taken;
+ * - a grant the ledger holds (or voided) with other parameters than the add's: a late retry
+ *   of its first add, made before an end change (or a void), is still an identical retry.
  */
 export function unheldIds(op, state, input) {
-  if (state.ledger.horizon === 0) return NONE;
+  const compacted = state.ledger.horizon !== 0;
   const out = [];
-  const grant = (id) => {
-    if (!state.voided.has(id) && state.ledger.burnDown(id) === null) out.push(['grant', id]);
+  const grant = (event) => {
+    const id = event.grantId;
+    const held = state.voided.get(id) ?? grantParameters(state.ledger.burnDown(id));
+    if (held === null ? compacted : !sameGrant(held, event)) out.push(['grant', id]);
   };
   const consumption = (id) => {
-    if (!state.queued.has(id) && state.ledger.allocations(id) === null) out.push(['consume', id], ['submit', id]);
+    if (compacted && !state.queued.has(id) && state.ledger.allocations(id) === null) out.push(['consume', id], ['submit', id]);
   };
-  if (op === addGrant) grant(input.grantId);
+  if (op === addGrant) grant(input);
   else if (op === consume) consumption(input.eventId);
-  else if (op === applyEvents) for (const event of input.events) event.type === 'grant' ? grant(event.grantId) : consumption(event.eventId);
+  else if (op === applyEvents) for (const event of input.events) event.type === 'grant' ? grant(event) : consumption(event.eventId);
   return out;
+}
+
+function grantParameters(burnDown) {
+  return burnDown === null ? null : [burnDown.amount, burnDown.startTime, burnDown.endTime];
+}
+
+function sameGrant([amount, startTime, endTime], event) {
+  return amount === event.amount && startTime === event.startTime && endTime === event.endTime;
 }
 
 // The answer for an id the store logged and the compacted ledger dropped: the identical
@@ -48,25 +60,34 @@ function archivedOutcome(answer) {
   return { result: answer, entries: NONE };
 }
 
-/** POST grants. status 201 for a first add, 200 for an identical retry. */
+/**
+ * POST grants. status 201 for a first add, 200 for an identical retry: the same
+ * parameters as the logged add, or as the grant has now.
+ */
 function addGrantUnguarded(state, input) {
   const { grantId, amount, startTime, endTime } = input;
+  const logged = state.archived?.grant.get(grantId);
+  if (logged !== undefined && sameGrant([logged.amount, logged.t1, logged.t2], input)) {
+    return archivedOutcome(loggedGrantAnswer(logged, input));
+  }
   const voided = state.voided.get(grantId);
   if (voided !== undefined) {
-    if (voided[0] === amount && voided[1] === startTime && voided[2] === endTime) {
+    if (sameGrant(voided, input)) {
       return { result: { status: 200, body: { grantId, amount, startTime, endTime, acceptedPending: [] } }, entries: NONE };
     }
     throw new LedgerError('DUPLICATE_ID', `addGrant: grant ${JSON.stringify(grantId)} was voided; its id stays taken`);
   }
-  const archived = state.archived?.grant.get(grantId);
-  if (archived !== undefined) return archivedOutcome(loggedGrantAnswer(archived, input));
   const ledger = state.ledger;
+  if (logged !== undefined && ledger.burnDown(grantId) === null) return archivedOutcome(loggedGrantAnswer(logged, input));
   const before = ledger.grantCount;
   state.letIn = [];
   ledger.addGrant(grantId, amount, startTime, endTime);
   const added = ledger.grantCount > before;
   return {
-    result: { status: added ? 201 : 200, body: { grantId, amount, startTime, endTime, acceptedPending: state.takeLetIn() } },
+    result: {
+      status: added ? 201 : 200,
+      body: { grantId, amount, startTime, endTime, acceptedPending: state.takeLetIn().map((c) => c.eventId) },
+    },
     entries: added ? [['grant', grantId, amount, startTime, endTime]] : NONE,
   };
 }

@@ -1,15 +1,4 @@
-import {
-  allocations,
-  amount,
-  consistencyQuery,
-  errors,
-  grantFieldNames,
-  grantFields,
-  ledgerId,
-  params,
-  time,
-  timeQuery,
-} from './common.js';
+import { amount, consistencyQuery, errors, grantFieldNames, grantFields, ledgerId, params, time, timeQuery } from './common.js';
 
 export const grantInput = {
   type: 'object',
@@ -20,12 +9,8 @@ export const grantInput = {
 
 const acceptedPending = {
   type: 'array',
-  description: 'queued consumptions this grant let in, in the order accepted',
-  items: {
-    type: 'object',
-    properties: { eventId: { type: 'string' }, amount: { type: 'integer' }, timestamp: { type: 'integer' }, allocations },
-    required: ['eventId', 'amount', 'timestamp', 'allocations'],
-  },
+  description: 'the event ids of the queued consumptions this grant let in, in the order accepted',
+  items: { type: 'string' },
 };
 
 export const grantAnswer = {

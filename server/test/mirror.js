@@ -14,6 +14,7 @@ export class Mirror {
   ledgers = new Map();
   voided = new Map(); // customer → Map grantId → [amount, start, end]
   firstAllocations = new Map(); // customer → Map eventId → allocations its acceptance answered
+  added = new Map(); // customer → Map grantId → [amount, start, end] of its first add
 
   ledger(customer) {
     let ledger = this.ledgers.get(customer);
@@ -22,12 +23,18 @@ export class Mirror {
       this.ledgers.set(customer, ledger);
       this.voided.set(customer, new Map());
       this.firstAllocations.set(customer, new Map());
+      this.added.set(customer, new Map());
     }
     return ledger;
   }
 
   grant(customer, { grantId, amount, startTime, endTime }) {
     const ledger = this.ledger(customer);
+    // The parameters of the grant's first add stay an identical retry after an end change or a void.
+    const added = this.added.get(customer).get(grantId);
+    if (added !== undefined && added[0] === amount && added[1] === startTime && added[2] === endTime) {
+      return { status: 200, body: { grantId, amount, startTime, endTime, acceptedPending: [] } };
+    }
     const voided = this.voided.get(customer).get(grantId);
     if (voided !== undefined) {
       const same = voided[0] === amount && voided[1] === startTime && voided[2] === endTime;
@@ -36,10 +43,11 @@ export class Mirror {
         : { status: 409, code: 'DUPLICATE_ID' };
     }
     const letIn = [];
-    const stop = ledger.onPendingAccepted((list) => letIn.push(...list));
+    const stop = ledger.onPendingAccepted((list) => letIn.push(...list.map((c) => c.eventId)));
     try {
       const before = ledger.grantCount;
       ledger.addGrant(grantId, amount, startTime, endTime);
+      if (ledger.grantCount > before) this.added.get(customer).set(grantId, [amount, startTime, endTime]);
       return { status: ledger.grantCount > before ? 201 : 200, body: { grantId, amount, startTime, endTime, acceptedPending: letIn } };
     } catch (error) {
       return failure(error);

@@ -66,3 +66,31 @@ test('a consumption logged before the allocations column answers its retry with 
     await server.close();
   }
 });
+
+test("a late retry of a grant's first add is an identical retry after an end change and after a void", async () => {
+  const server = await startApp();
+  try {
+    const c = client(server.url);
+    const add = { grantId: 'g', amount: 10, startTime: 0, endTime: 20 };
+    const first = await c.post(`${BASE}/grants`, add);
+    assert.equal(first.status, 201);
+    const queued = await c.post(`${BASE}/consumptions`, { eventId: 'q', amount: 12, timestamp: 25, queue: true });
+    assert.equal(queued.body.queued, true);
+    const patched = await c('PATCH', `${BASE}/grants/g`, { body: { endTime: 30 } });
+    assert.deepEqual(patched.body, { applied: true, blockingEventId: null, acceptedPending: [] });
+    assert.deepEqual(
+      [(await c.post(`${BASE}/grants`, add)).status, (await c.post(`${BASE}/grants`, add)).body],
+      [200, { ...add, acceptedPending: [] }],
+    );
+    assert.equal((await c.post(`${BASE}/grants`, { ...add, amount: 11 })).status, 409, 'other parameters');
+    // A grant that lets the queued consumption in reports its id, as PATCH would.
+    const topUp = await c.post(`${BASE}/grants`, { grantId: 'top-up', amount: 15, startTime: 20, endTime: 26 });
+    assert.deepEqual(topUp.body.acceptedPending, ['q']);
+    assert.deepEqual((await c.post(`${BASE}/grants/g/void`)).body, { applied: true, blockingEventId: null });
+    assert.equal((await c.post(`${BASE}/grants`, add)).status, 200, 'after the void too');
+    assert.equal((await c.post(`${BASE}/grants`, { ...add, endTime: 21 })).status, 409);
+    assert.equal((await c.get(`${BASE}/grants/g`)).status, 404, 'the retry brought nothing back');
+  } finally {
+    await server.close();
+  }
+});
