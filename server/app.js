@@ -10,7 +10,7 @@ import errors from './plugins/app/errors.js';
 import auth from './plugins/app/auth.js';
 import ledgers from './plugins/app/ledgers.js';
 import cleanup from './cleanup/plugin.js';
-import { invalidArgument } from './errors.js';
+import { invalidArgument, unavailable } from './errors.js';
 import health from './routes/health.js';
 import customers from './routes/v1/customers/index.js';
 
@@ -41,7 +41,9 @@ export async function buildApp({ store, keys, limits = {}, logger = false, reque
     bodyLimit: BODY_LIMIT,
     // Grant and event ids reach 1024 UTF-8 bytes, percent-encoded up to three times that.
     routerOptions: { maxParamLength: 4096 },
-    return503OnClosing: true,
+    // Requests that arrive while the app closes get the API's 503 (the hook below), not
+    // Fastify's own body.
+    return503OnClosing: false,
     // The router's own refusals, before any route runs, in the API's error body: a path that
     // is not valid percent-encoding, or a path segment over maxParamLength.
     frameworkErrors: (error, request, reply) => {
@@ -56,6 +58,18 @@ export async function buildApp({ store, keys, limits = {}, logger = false, reque
       return reply.code(500).send({ error: { code: 'INTERNAL', message: 'internal error' } });
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, discriminator: true } },
+  });
+
+  // Stopping (SIGTERM, SIGINT): a request that arrives on an open connection after close()
+  // began is answered 503 UNAVAILABLE with Retry-After, and runs nothing.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    throw unavailable('the service is stopping; retry');
   });
 
   // Every body is JSON: without Fastify's text/plain parser, a text body gets the same

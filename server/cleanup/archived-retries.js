@@ -62,7 +62,7 @@ export async function archivedAnswer(store, customer, kind, body) {
     const logged = await store.findEntry(customer, 'grant', body.grantId);
     return logged === null ? null : loggedGrantAnswer(logged, body);
   }
-  if (kind === 'consumption' && body.dryRun !== true) {
+  if (kind === 'consumption') {
     const logged = await store.findEntry(customer, 'consume', body.eventId);
     if (logged !== null) return loggedConsumptionAnswer(logged, body);
     const submitted = await store.findEntry(customer, 'submit', body.eventId);

@@ -31,18 +31,31 @@ function guarded(fn) {
 export function unheldIds(op, state, input) {
   const compacted = state.ledger.horizon !== 0;
   const out = [];
+  // An id the package refuses (empty, too long, malformed) needs no lookup: the request
+  // itself gets the package's error.
   const grant = (event) => {
     const id = event.grantId;
+    if (!validId(state.ledger, id)) return;
     const held = state.voided.get(id) ?? grantParameters(state.ledger.burnDown(id));
     if (held === null ? compacted : !sameGrant(held, event)) out.push(['grant', id]);
   };
   const consumption = (id) => {
-    if (compacted && !state.queued.has(id) && state.ledger.allocations(id) === null) out.push(['consume', id], ['submit', id]);
+    if (!compacted || !validId(state.ledger, id)) return;
+    if (!state.queued.has(id) && state.ledger.allocations(id) === null) out.push(['consume', id], ['submit', id]);
   };
   if (op === addGrant) grant(input);
   else if (op === consume) consumption(input.eventId);
   else if (op === applyEvents) for (const event of input.events) event.type === 'grant' ? grant(event) : consumption(event.eventId);
   return out;
+}
+
+function validId(ledger, id) {
+  try {
+    ledger.allocations(id);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function grantParameters(burnDown) {
@@ -97,9 +110,7 @@ function consumeUnguarded(state, input) {
   const { eventId, amount, timestamp, dryRun = false, queue = false } = input;
   const archived = state.archived?.consume.get(eventId);
   if (archived !== undefined) {
-    const answer = loggedConsumptionAnswer(archived, input);
-    // A dry run of the identical event keeps the ledger's refusal (BEFORE_HORIZON).
-    if (!(dryRun && answer.status === 200)) return archivedOutcome(answer);
+    return archivedOutcome(loggedConsumptionAnswer(archived, input));
   } else {
     const submitted = state.archived?.submit.get(eventId);
     const answer = submitted === undefined ? null : loggedSubmissionAnswer(submitted, input);
@@ -121,6 +132,8 @@ function consumeUnguarded(state, input) {
   let result = { status: 200, body };
   if (dryRun) {
     body.queued = !r.accepted && (wasQueued || queue);
+    // A dry run answers as the real call would: an identical retry repeats the first answer.
+    if (r.accepted && ledger.allocations(eventId) !== null) result = { status: 200, body, firstAnswers: [body] };
   } else if (r.accepted) {
     if (ledger.consumptionCount > before) {
       // The first answer's allocations are logged with it: its identical retries repeat them.

@@ -4,7 +4,9 @@
 export const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
 export const customerId = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$', description: '1-128 characters of [A-Za-z0-9._:-]' };
-export const ledgerId = { type: 'string', minLength: 1, maxLength: 1024, description: '1 to 1024 UTF-8 bytes of well-formed Unicode' };
+// The package judges an id (1 to 1024 UTF-8 bytes, well-formed): one rule, the same answer
+// for every way an id breaks it, in a batch an error for that event alone.
+export const ledgerId = { type: 'string', description: '1 to 1024 UTF-8 bytes of well-formed Unicode' };
 export const amount = { type: 'integer', minimum: 1, maximum: MAX_SAFE };
 export const time = { type: 'integer', minimum: 0, maximum: MAX_SAFE };
 export const queryTime = { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$', description: 'an integer in [0, 2^53 - 1]' };

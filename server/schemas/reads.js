@@ -51,7 +51,7 @@ export const ledgerDocument = {
       properties: {
         format: { type: 'string' },
         version: { type: 'integer' },
-        horizon: { type: 'integer', description: 'version 2: history before it was compacted away' },
+        horizon: { type: 'integer', description: 'the finality horizon: history before it was compacted away (0: never)' },
         grants: {
           type: 'array',
           items: {
@@ -69,7 +69,7 @@ export const ledgerDocument = {
           },
         },
       },
-      required: ['format', 'version', 'grants', 'consumptions'],
+      required: ['format', 'version', 'horizon', 'grants', 'consumptions'],
     },
     ...errors(),
   },

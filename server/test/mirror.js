@@ -65,10 +65,8 @@ export class Mirror {
       // An identical retry of an accepted consumption repeats its first answer's
       // allocations (one let in from the queue has none: it answers them as they are now).
       const first = this.firstAllocations.get(customer);
-      if (r.accepted && !dryRun) {
-        if (ledger.consumptionCount > before) first.set(eventId, r.allocations);
-        else if (first.has(eventId)) r.allocations = first.get(eventId);
-      }
+      if (r.accepted && ledger.consumptionCount > before) first.set(eventId, r.allocations);
+      else if (r.accepted && first.has(eventId) && ledger.allocations(eventId) !== null) r.allocations = first.get(eventId);
       let queued = wasQueued && !r.accepted;
       if (!r.accepted && queue) {
         queued = true;

@@ -6,7 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { client, startApp, tempDir } from './helpers.js';
+import { buildApp } from '../app.js';
+import { SqliteStore } from '../store/sqlite.js';
+import { ADMIN, KEYS, client, startApp, tempDir } from './helpers.js';
 
 const BASE = '/v1/customers/acme';
 const C1 = { eventId: 'c1', amount: 5, timestamp: 10 };
@@ -35,11 +37,7 @@ test('an identical retry repeats the first answer after its draws moved, after a
     assert.deepEqual(await c.post(`${BASE}/consumptions`, C1).then((r) => [r.status, r.body]), [200, first.body], 'after a restart');
     const batch = await c.post(`${BASE}/events`, { events: [{ type: 'consumption', ...C1 }] });
     assert.deepEqual(batch.body.results, [{ status: 200, ...first.body }], 'in a batch');
-    assert.deepEqual(
-      (await c.post(`${BASE}/consumptions`, { ...C1, dryRun: true })).body.allocations,
-      [{ grantId: 'g-short', amount: 5 }],
-      'a dry run previews the draws as they are now',
-    );
+    assert.deepEqual((await c.post(`${BASE}/consumptions`, { ...C1, dryRun: true })).body, first.body, 'a dry run answers as the retry');
     assert.equal((await c.post(`${BASE}/consumptions`, { ...C1, amount: 6 })).status, 409, 'other parameters: DUPLICATE_ID');
     assert.deepEqual((await c.get(`${BASE}/balance?at=10`)).body.balance, 15, 'no second charge');
   } finally {
@@ -92,5 +90,48 @@ test("a late retry of a grant's first add is an identical retry after an end cha
     assert.equal((await c.get(`${BASE}/grants/g`)).status, 404, 'the retry brought nothing back');
   } finally {
     await server.close();
+  }
+});
+
+test('an id the package refuses is answered 400 before any lookup, and the customer keeps answering', async () => {
+  const dir = tempDir();
+  const store = new SqliteStore(join(dir, 'ledger.db'));
+  await store.open();
+  const app = await buildApp({ store, keys: KEYS, limits: { maxEventLoopDelay: 0 }, cleanup: { grace: 0, intervalMs: 3_600_000 } });
+  const inject = (method, url, payload) => app.inject({ method, url, payload, headers: { authorization: `Bearer ${ADMIN}` } });
+  try {
+    const long = 'é'.repeat(600); // 600 characters, 1,200 UTF-8 bytes
+    for (const compacted of [false, true]) {
+      if (compacted) {
+        assert.equal((await inject('POST', `${BASE}/consumptions`, { eventId: 'late', amount: 1, timestamp: 30 })).statusCode, 200);
+        assert.equal((await app.cleanup.runOnce()).length, 1, 'the ledger is compacted');
+      } else {
+        assert.equal((await inject('POST', `${BASE}/grants`, { grantId: 'g', amount: 10, startTime: 0, endTime: 50 })).statusCode, 201);
+      }
+      for (const [route, body] of [
+        ['grants', { grantId: long, amount: 1, startTime: 40, endTime: 50 }],
+        ['grants', { grantId: '', amount: 1, startTime: 40, endTime: 50 }],
+        ['consumptions', { eventId: long, amount: 1, timestamp: 40 }],
+      ]) {
+        const r = await inject('POST', `${BASE}/${route}`, body);
+        assert.equal(r.statusCode, 400, `${route} ${JSON.stringify(body).slice(0, 40)}: ${r.body}`);
+        assert.equal(r.json().error.code, 'INVALID_ARGUMENT');
+      }
+      const batch = await inject('POST', `${BASE}/events`, {
+        events: [
+          { type: 'grant', grantId: long, amount: 1, startTime: 40, endTime: 50 },
+          { type: 'consumption', eventId: `ok-${compacted}`, amount: 1, timestamp: 40 },
+        ],
+      });
+      assert.equal(batch.statusCode, 200, batch.body);
+      assert.deepEqual(
+        batch.json().results.map((result) => result.status),
+        [400, 200],
+        'the too-long id fails its own event, however it is too long',
+      );
+      assert.equal((await inject('GET', `${BASE}/balance?at=40`)).statusCode, 200, 'the customer still answers');
+    }
+  } finally {
+    await app.close();
   }
 });

@@ -103,6 +103,8 @@ export async function runCleanupScenario(t, storeKit, seed) {
       },
       'a retry of an archived consumption repeats its first answer',
     );
+    const dry = await post(app, customer, 'consumptions', { ...old, dryRun: true });
+    assert.deepEqual([dry.statusCode, dry.json()], [200, retried.json()], 'its dry run answers as the real call');
     // Read, it is final: its draws are no longer itemised.
     assert.deepEqual(await get(app, customer, `/consumptions/${old.eventId}`), { ...old, allocations: [] });
     const changed = await post(app, customer, 'consumptions', { ...old, amount: old.amount + 1 });
