@@ -5,7 +5,7 @@
  * its timestamp, earliest-expiring first (ties by grant id in code point order). A
  * consumption is accepted only if every accepted consumption, old and new, stays funded.
  * The README summarises the contract ("Semantics in short"); the full contract is
- * docs/semantics.md in the source repository.
+ * docs/semantics.md (in the package and the source repository).
  *
  * @packageDocumentation
  */
@@ -86,7 +86,6 @@ export interface CompactResult {
  */
 export type RejectReason = 'INSUFFICIENT_CREDIT' | 'WOULD_UNFUND';
 
-/** What {@link GPULedger.tryConsume} decided (or, with `dryRun`, would decide). */
 /** An event for {@link GPULedger.applyBatch}: the arguments of `addGrant` or `consume`. */
 export type BatchEvent =
   | { kind: 'grant'; grantId: string; amount: number; startTime: number; endTime: number }
@@ -118,6 +117,7 @@ export interface ColumnResults {
   errors: Map<number, Error>;
 }
 
+/** What {@link GPULedger.tryConsume} decided (or, with `dryRun`, would decide). */
 export interface ConsumeResult {
   accepted: boolean;
   /** Its draws when accepted (as {@link GPULedger.allocations} would show them right after); `[]` when rejected. */
@@ -408,8 +408,9 @@ export declare class GPULedger {
    * backdated consumption re-routes earlier draws, `voidGrant` / `setGrantEnd` move draws
    * off a grant. The last call is the most recent `addGrant`, `consume`, `tryConsume` (not
    * a dry run), `submit`, `voidGrant`, `setGrantEnd`, `cancelPending` or `compact` that
-   * returned normally (`compact` moves nothing: `[]`); `applyBatch` counts as its events,
-   * one call each, so afterwards it describes the batch's last event that did not fail. A
+   * returned normally (`compact` moves nothing: `[]`); `applyBatch` and `applyColumns` count
+   * as their events, one call each, so afterwards it describes the batch's last event that
+   * did not fail. A
    * call that throws leaves the answer as it was. Consumptions that call
    * accepted itself are not listed (they had no allocations before it); a ledger from
    * `fromJSON` starts with `[]`. Costs what the engine re-drew in that call.

@@ -428,7 +428,11 @@ export function makeApi(module) {
         // Only the core knows the grant's start.
         throw new RangeError(`setGrantEnd: endTime must be >= the startTime of grant ${JSON.stringify(grantId)}, got ${endTime}`);
       }
-      if (count < 0) throw statusError('setGrantEnd', -count, `grant ${JSON.stringify(grantId)}`);
+      if (count < 0) {
+        // An end before the horizon is refused before the grant is looked up: name the end.
+        const early = count === -Status.BEFORE_HORIZON && endTime < this.horizon;
+        throw statusError('setGrantEnd', -count, early ? `endTime ${endTime}` : `grant ${JSON.stringify(grantId)}`);
+      }
       const change = readResult(self, count, readGrantChange); // before the next call reuses the buffer
       const accepted = this.#takeAcceptedPending();
       return { ...change, acceptedPending: accepted.map((consumption) => consumption.eventId) };

@@ -3,7 +3,7 @@
  * `exposeLedger` (`gpu-credit-ledger/worker`). Loads no WebAssembly itself.
  * @packageDocumentation
  */
-import type { GPULedger, LedgerSnapshot } from './index.js';
+import type { GPULedger, LedgerSnapshot, LedgerSnapshotV1 } from './index.js';
 
 /** The same class as `gpu-credit-ledger`'s: rejections of remote calls are instances of it. */
 export { LedgerError } from './index.js';
@@ -14,12 +14,13 @@ type Method<T> = T extends (...args: infer A) => infer R ? (...args: A) => Promi
  * The worker's ledger: every {@link GPULedger} method (and property, as a method without
  * arguments) returns a promise of its result; errors arrive as rejections with the same
  * class (`LedgerError`, `TypeError`, `RangeError`). `onPendingAccepted` cannot cross a
- * message boundary and is left out. `fromJSON(snapshot)` replaces the worker's ledger.
+ * message boundary and is left out (called anyway, it rejects with `TypeError`, as does a
+ * call whose arguments cannot be sent). `fromJSON(snapshot)` replaces the worker's ledger.
  */
 export type RemoteLedger = {
   [K in keyof GPULedger as K extends string ? (K extends 'onPendingAccepted' ? never : K) : never]: Method<GPULedger[K]>;
 } & {
-  fromJSON(snapshot: LedgerSnapshot | string): Promise<void>;
+  fromJSON(snapshot: LedgerSnapshot | LedgerSnapshotV1 | string): Promise<void>;
 };
 
 /** A `Worker` (structurally: no DOM lib needed). */

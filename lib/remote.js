@@ -26,9 +26,20 @@ export function connectLedger(worker) {
 
   function call(method, args) {
     return new Promise((resolve, reject) => {
+      if (method === 'onPendingAccepted') {
+        reject(new TypeError('onPendingAccepted: a listener cannot cross to the worker; listen in the worker (exposeLedger)'));
+        return;
+      }
       const id = `gcl:${nextId++}`;
       waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, method, args });
+      try {
+        worker.postMessage({ id, method, args });
+      } catch (error) {
+        // An argument the structured clone cannot copy (a function, a symbol): nothing was sent.
+        waiting.delete(id);
+        const why = error instanceof Error ? error.message : String(error);
+        reject(new TypeError(`${method}: its arguments cannot be sent to the worker (${why})`));
+      }
     });
   }
 

@@ -1,8 +1,9 @@
 /**
  * The separate-`.wasm` variant: the same classes as `gpu-credit-ledger`, with the
  * WebAssembly binary in a file of its own (`dist/gpu_credit_ledger.wasm`), located with
- * `new URL('…', import.meta.url)` (which Vite, webpack 5 and esbuild follow) and
- * compiled while it downloads where the browser can.
+ * `new URL('…', import.meta.url)` (which Vite and webpack 5 follow and copy the file;
+ * esbuild leaves it as it is: copy the file and pass its URL as `wasm`, README, *The
+ * separate `.wasm` file*) and compiled while it downloads where the browser can.
  * @packageDocumentation
  */
 import type { GPULedger, LedgerError } from './index.js';

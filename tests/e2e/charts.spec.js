@@ -114,6 +114,26 @@ test('zoom in, out and fit change the view and keep the cursor', async ({ page }
   await page.fill('#view-to', '14');
   await page.press('#view-to', 'Enter');
   await expect(page.locator('#timeline-caption')).toHaveText('1 of 2 grants in view');
+  // A view that ends before it starts is marked and not applied.
+  await page.fill('#view-from', '50');
+  await page.fill('#view-to', '10');
+  await page.press('#view-to', 'Enter');
+  await expect(page.locator('#view-from')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.locator('#timeline-caption')).toHaveText('1 of 2 grants in view');
+});
+
+test('a cursor time that is not a whole time is marked, moves nothing, and reverts when left', async ({ page }) => {
+  await open(page, 'preset=seed1&t=6');
+  for (const typed of ['-5', '1.5', '99999999999999999999']) {
+    await page.fill('#cursor-time', typed);
+    await expect(page.locator('#cursor-time')).toHaveAttribute('aria-invalid', 'true');
+    await expect(page.locator('#balance-readout')).toHaveAttribute('data-value', '70');
+  }
+  await page.locator('#cursor-time').blur();
+  await expect(page.locator('#cursor-time')).toHaveValue('6');
+  await expect(page.locator('#cursor-time')).not.toHaveAttribute('aria-invalid', 'true');
+  await page.fill('#cursor-time', '12');
+  await expect(page.locator('#balance-readout')).toHaveAttribute('data-value', '10');
 });
 
 for (const [name, viewport] of [

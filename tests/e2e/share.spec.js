@@ -57,6 +57,26 @@ test('a shared link replays preset and extra calls; export, reset and paste roun
   expect(await balance(page)).toBe('5');
 });
 
+test("a pasted ledger snapshot (the package's toJSON, the service's GET .../ledger) replays as its calls", async ({ page }) => {
+  await open(page);
+  const snapshot = {
+    format: 'gpu-credit-ledger',
+    version: 2,
+    horizon: 0,
+    grants: [{ grantId: 'g1', amount: 100, startTime: 0, endTime: 10 }],
+    consumptions: [{ eventId: 'c1', amount: 80, timestamp: 6 }],
+  };
+  await page.click('.paste summary');
+  await page.fill('#import-text', JSON.stringify(snapshot));
+  await page.click('#import-text-button');
+  await expect(page.locator('#log li')).toHaveCount(2);
+  expect(await setCursor(page, 6)).toBe('20');
+  await page.fill('#import-text', JSON.stringify({ ...snapshot, horizon: 4 }));
+  await page.click('#import-text-button');
+  await expect(page.locator('#scenario-error')).toContainText('compacted (horizon 4)');
+  await expect(page.locator('#log li')).toHaveCount(2);
+});
+
 test('a file import of 240 calls with odd ids is kept compressed in the link and replays the same', async ({ page }) => {
   await open(page);
   const calls = [];

@@ -118,6 +118,12 @@ describe('compact', () => {
       expect(error.message).toMatch(/^[a-zA-Z]+: .*finality horizon/);
       expect(observe(ledger), String(call)).toEqual(before);
     }
+    // An end before the horizon is refused before the id is looked up: the message names
+    // the end, not a grant (which may not exist).
+    expect(thrown(() => ledger.setGrantEnd('no-such-grant', 7)).message).toBe(
+      'setGrantEnd: endTime 7 needs history before the finality horizon, which is final (compact)',
+    );
+    expect(thrown(() => ledger.setGrantEnd('g1', 20)).message).toMatch(/^setGrantEnd: grant "g1" needs history/);
     expect(thrown(() => ledger.compact(-1))).toBeInstanceOf(RangeError);
     expect(thrown(() => ledger.compact('9'))).toBeInstanceOf(TypeError);
     expect(observe(ledger)).toEqual(before);

@@ -56,6 +56,17 @@ describe('worker protocol', () => {
     expect(await Promise.all(calls)).toEqual([...seedResults(SEED_EXAMPLE_1), 70, [{ grantId: 'g1', amount: 80 }], 2]);
   });
 
+  it('rejects onPendingAccepted and arguments that cannot be sent with TypeError, sending nothing', async () => {
+    const { remote } = connect();
+    const listening = await rejection(remote.onPendingAccepted(() => {}));
+    expect(listening).toBeInstanceOf(TypeError);
+    expect(listening.message).toMatch(/^onPendingAccepted: a listener cannot cross to the worker/);
+    const unsendable = await rejection(remote.addGrant(Symbol('g'), 10, 0, 5));
+    expect(unsendable).toBeInstanceOf(TypeError);
+    expect(unsendable.message).toMatch(/^addGrant: its arguments cannot be sent to the worker/);
+    expect(await remote.grantCount()).toBe(0);
+  });
+
   it('rejects with the same error class and code, and the refused call changes nothing', async () => {
     const { remote } = connect();
     await remote.addGrant('g1', 100, 0, 10);

@@ -153,7 +153,7 @@ export function showSession(session, { preset = null, cursor, where = '', loadMs
   if (session.log.length > 0) {
     const name = preset?.name === 'random' ? `Random scenario (seed ${preset.seed})` : (SEED_PRESETS[preset?.name]?.label ?? 'Scenario');
     setStatus(
-      `${name}: ${formatNumber(session.log.length)} calls replayed${where} in ${loadMs.toFixed(0)} ms, drawn in ${renderMs.toFixed(0)} ms.`,
+      `${name}: ${formatNumber(session.log.length)} call${session.log.length === 1 ? '' : 's'} replayed${where} in ${loadMs.toFixed(0)} ms, drawn in ${renderMs.toFixed(0)} ms.`,
     );
   } else {
     setStatus('');

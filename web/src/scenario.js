@@ -248,8 +248,9 @@ export function fromJson(text) {
   } catch (error) {
     throw new Error(`not JSON: ${error.message}`);
   }
+  if (data?.format === 'gpu-credit-ledger') return fromSnapshot(data);
   if (!data || typeof data !== 'object' || !Array.isArray(data.calls)) {
-    throw new Error('expected an object with a "calls" array (as written by Export)');
+    throw new Error('expected an object with a "calls" array (as written by Export), or a ledger snapshot (toJSON)');
   }
   const ops = data.calls.map((call, i) => {
     const fields = CALL_FIELDS[call?.op];
@@ -258,4 +259,24 @@ export function fromJson(text) {
   });
   const cursor = Number.isSafeInteger(data.cursor) && data.cursor >= 0 ? data.cursor : undefined;
   return { preset: null, ops, cursor };
+}
+
+/**
+ * A ledger snapshot (the package's toJSON(), or the service's GET .../ledger) as calls:
+ * its grants added in order, then its consumptions consumed in acceptance order, which
+ * rebuilds the same ledger. A compacted one (horizon > 0) holds grants whose credit before
+ * the horizon is already spent, which no call can add: refused.
+ */
+function fromSnapshot(doc) {
+  if (!Array.isArray(doc.grants) || !Array.isArray(doc.consumptions)) {
+    throw new Error('a ledger snapshot needs "grants" and "consumptions" arrays');
+  }
+  if (doc.horizon !== undefined && doc.horizon !== 0) {
+    throw new Error(`this snapshot was compacted (horizon ${doc.horizon}): its past cannot be replayed as calls`);
+  }
+  const ops = [
+    ...doc.grants.map((g) => ({ op: 'addGrant', grantId: g?.grantId, amount: g?.amount, startTime: g?.startTime, endTime: g?.endTime })),
+    ...doc.consumptions.map((c) => ({ op: 'consume', eventId: c?.eventId, amount: c?.amount, timestamp: c?.timestamp })),
+  ];
+  return { preset: null, ops, cursor: undefined };
 }

@@ -10,6 +10,7 @@ function updateReadouts() {
   const t = state.cursor;
   const { ledger, grants } = state.session;
   $('cursor-time').value = t;
+  markInvalid($('cursor-time'), false);
   $('cursor-range').value = t;
   let active = 0;
   for (const g of grants.values()) if (g.startTime <= t && t <= g.endTime) active++;
@@ -63,6 +64,8 @@ function updateRange() {
   const [from, to] = state.domain;
   $('view-from').value = from;
   $('view-to').value = to - 1;
+  markInvalid($('view-from'), false);
+  markInvalid($('view-to'), false);
   const range = $('cursor-range');
   range.min = from;
   range.max = to - 1;
@@ -113,9 +116,30 @@ $('alert-form').addEventListener('submit', (event) => event.preventDefault());
 // --- moving the cursor: slider, number input, pointer on the charts
 
 $('cursor-range').addEventListener('input', (/** @type {any} */ event) => setCursor(Number(event.target.value)));
+/** The whole time (0 or more) typed in `input`, or null: then it is marked invalid. */
+function typedTime(input) {
+  const text = input.value.trim();
+  const t = Number(text);
+  return /^\d+$/.test(text) && Number.isSafeInteger(t) ? t : null;
+}
+function markInvalid(input, invalid, why = 'a whole time, 0 or more') {
+  if (invalid) {
+    input.setAttribute('aria-invalid', 'true');
+    input.title = why;
+  } else {
+    input.removeAttribute('aria-invalid');
+    input.removeAttribute('title');
+  }
+}
+
 $('cursor-time').addEventListener('input', (/** @type {any} */ event) => {
-  const t = Number(event.target.value);
-  if (event.target.value !== '' && Number.isSafeInteger(t) && t >= 0) setCursor(t);
+  const t = typedTime(event.target);
+  if (t === null) markInvalid(event.target, true);
+  else setCursor(t);
+});
+// Left with a value that is not a time: back to where the cursor is.
+$('cursor-time').addEventListener('change', (/** @type {any} */ event) => {
+  if (typedTime(event.target) === null) updateReadouts();
 });
 
 function cursorFromPointer(event) {
@@ -189,7 +213,17 @@ stack.addEventListener('pointercancel', () => {
 
 // --- the view range and zoom
 
-const viewInputs = () => setView(Number($('view-from').value), Number($('view-to').value) + 1);
+// A view from `from` to `to` (both shown): whole times with from < to, else marked invalid.
+function viewInputs() {
+  const fromInput = $('view-from');
+  const toInput = $('view-to');
+  const from = typedTime(fromInput);
+  const to = typedTime(toInput);
+  const order = from !== null && to !== null && from >= to;
+  markInvalid(fromInput, from === null || order, order ? 'the view starts before it ends' : undefined);
+  markInvalid(toInput, to === null || order, order ? 'the view ends after it starts' : undefined);
+  if (from !== null && to !== null && !order) setView(from, to + 1);
+}
 $('view-form').addEventListener('submit', (event) => {
   event.preventDefault();
   viewInputs();
