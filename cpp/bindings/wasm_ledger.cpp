@@ -250,6 +250,8 @@ void WasmLedger::reserveEvents(int count) {
 
 // Events whose ids applyBatch looks up ahead in one go (Ledger::prefetchIds).
 constexpr size_t kPrefetchRun = gcl::Ledger::kPrefetchRun;
+// Events between two takes of the ledger's share of the heap in a batch (applyBatch).
+constexpr size_t kAccountRun = 32;
 
 void WasmLedger::applyBatch(int count) {
   const size_t n = std::min(count < 0 ? size_t{0} : static_cast<size_t>(count), batchCount_);
@@ -279,6 +281,13 @@ void WasmLedger::applyBatch(int count) {
       ledger_.prefetchIds(runIds, runGrants, run);
     }
     if (kinds[i] != kBatchSkip) results[i] = applyBatchEvent(kinds[i], idAt(i), &numbers[3 * i]);
+    // The ledger's share of the heap is taken again every kAccountRun events and at the
+    // end, rather than after each (summing its arrays was 5-15% of a bulk load). In
+    // between, each event's budget check sees the share of up to kAccountRun events ago:
+    // an array that doubled since cannot double again so soon, so the doubling it allows
+    // for still covers what may yet double; what those events added otherwise (ids, tree
+    // nodes: a few kB) is well inside the heap's slack (kHeapSlackBytes).
+    if (i % kAccountRun == kAccountRun - 1 || i + 1 == n) account();
   }
 }
 
@@ -287,7 +296,7 @@ void WasmLedger::applyBatch(int count) {
 // work rather than inline it, or a whole chunk runs unoptimised.
 __attribute__((noinline)) int32_t WasmLedger::applyBatchEvent(uint8_t kind, std::string_view id,
                                                               const double* numbers) {
-  // The same budget check and accounting as each single call.
+  // The same budget check as each single call (the accounting: applyBatch).
   if (!admit(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
   const int64_t amount = toInt64(numbers[0]);
   gcl::Status status = gcl::Status::kOk;
@@ -299,7 +308,6 @@ __attribute__((noinline)) int32_t WasmLedger::applyBatchEvent(uint8_t kind, std:
   } else {
     status = ledger_.consume(id, amount, toInt64(numbers[1]), &accepted);
   }
-  account();
   if (status != gcl::Status::kOk) return failureCode(status);
   return accepted ? 1 : 0;
 }
