@@ -1,11 +1,16 @@
 // Interned ids in insertion order with O(1) lookup. Index i is the i-th id added, so the
 // ledger uses it as the handle of a grant or of an accepted consumption. Ids live in one
 // arena: a few bytes of overhead per id instead of a std::string and a hash node each.
+// The arena is chunked: no allocation of it passes kChunkBytes however many ids it holds,
+// so it never needs one large free block (a doubling string of long ids did: in a heap
+// that other ledgers had left in pieces, a 1 GB block could be missing while the bytes
+// were there).
 #ifndef GPU_CREDIT_LEDGER_ID_INDEX_H_
 #define GPU_CREDIT_LEDGER_ID_INDEX_H_
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -61,8 +66,7 @@ class IdIndex {
     // memory.
     if ((size() + 1) * 10 > slots_.size() * 7) grow();
     const auto index = static_cast<uint32_t>(size());
-    arena_.append(id);
-    ends_.push_back(arena_.size());
+    ends_.push_back(store(id));
     place(index, h);
     return index;
   }
@@ -70,29 +74,61 @@ class IdIndex {
   // Room for `count` more ids of `bytes` bytes in all: the slots grow to their final
   // size once (one rehash) instead of doubling step by step.
   void reserve(size_t count, size_t bytes) {
-    reserveMore(arena_, bytes);
+    const size_t last = chunkOf(ends_.back());
+    if (last < chunks_.size()) {
+      std::string& chunk = chunks_[last];
+      const size_t need = std::min(kChunkBytes, chunk.size() + bytes);
+      if (need > chunk.capacity()) {
+        arenaBytes_ -= chunk.capacity();
+        chunk.reserve(std::min(kChunkBytes, std::max(need, 2 * chunk.capacity())));
+        arenaBytes_ += chunk.capacity();
+      }
+    }
+    chunks_.reserve(chunkOf(ends_.back() + bytes + bytes / kChunkBytes * kMaxPadding) + 1);
     reserveMore(ends_, count);
     const size_t slots = slotsFor(size() + count);
     if (slots > slots_.size()) rehash(slots);
   }
   // What reserve(count, bytes) would add to bytes(), at most.
   size_t reserveBytes(size_t count, size_t bytes) const {
-    return std::max(arena_.size() + bytes, 2 * arena_.capacity()) +
+    return kChunkBytes +
+           (chunkOf(ends_.back() + bytes + bytes / kChunkBytes * kMaxPadding) + 2) *
+               sizeof(chunks_[0]) +
            std::max(ends_.size() + count, 2 * ends_.capacity()) * sizeof(Offset) +
            slotsFor(size() + count) * sizeof(Slot);
   }
 
   std::string_view at(uint32_t index) const {
-    return std::string_view(arena_).substr(ends_[index], ends_[index + 1] - ends_[index]);
+    size_t begin = ends_[index];
+    const size_t end = ends_[index + 1];
+    if (end == begin) return {};
+    // An id that would have crossed into the next chunk was stored at that chunk's start.
+    if (chunkOf(begin) != chunkOf(end - 1)) begin = chunkOf(end - 1) << kChunkShift;
+    return std::string_view(chunks_[chunkOf(begin)].data() + (begin & (kChunkBytes - 1)),
+                            end - begin);
   }
   size_t size() const { return ends_.size() - 1; }
+  // The largest block the arena holds: at most a chunk (up to twice that where the
+  // standard library rounds a string's growth up to a doubling).
+  size_t largestArenaBlock() const {
+    size_t largest = 0;
+    for (const std::string& chunk : chunks_) largest = std::max(largest, chunk.capacity());
+    return largest;
+  }
   size_t bytes() const {
-    return arena_.capacity() + ends_.capacity() * sizeof(Offset) + slots_.capacity() * sizeof(Slot);
+    return arenaBytes_ + chunks_.capacity() * sizeof(chunks_[0]) +
+           ends_.capacity() * sizeof(Offset) + slots_.capacity() * sizeof(Slot);
   }
 
  private:
   static constexpr uint32_t kEmpty = UINT32_MAX;
   static constexpr size_t kMinSlots = 16;
+  // The arena's chunks: strings that grow as strings do, each up to kChunkBytes of ids. An
+  // id (at most kMaxPadding bytes: the ledger's id limit) that does not fit in what is
+  // left of a chunk starts the next one.
+  static constexpr size_t kChunkShift = 20;
+  static constexpr size_t kChunkBytes = size_t{1} << kChunkShift;
+  static constexpr size_t kMaxPadding = 1024;
   // Where ids end in the arena. The arena stays below 2^31 bytes in WebAssembly's 2 GiB, so
   // 32-bit offsets do there (4 bytes less per id); natively it may pass 4 GiB.
   using Offset = std::conditional_t<sizeof(size_t) == 4, uint32_t, uint64_t>;
@@ -137,7 +173,29 @@ class IdIndex {
     }
   }
 
-  std::string arena_;
+  static size_t chunkOf(size_t offset) { return offset >> kChunkShift; }
+  // Copies `id` into the arena after the last one; returns where it ends.
+  size_t store(std::string_view id) {
+    size_t begin = ends_.back();
+    const size_t size = id.size();
+    if (size > kMaxPadding) std::abort();  // the ledger refuses such ids before they get here
+    if (size > 0 && chunkOf(begin) != chunkOf(begin + size - 1))
+      begin = (chunkOf(begin) + 1) << kChunkShift;
+    const size_t k = chunkOf(begin);
+    if (k == chunks_.size()) chunks_.emplace_back();
+    std::string& chunk = chunks_[k];  // holds exactly the bytes of its chunk before `begin`
+    if (chunk.size() + size > chunk.capacity()) {
+      // Doubling, but never past a chunk: no allocation of the arena passes kChunkBytes.
+      arenaBytes_ -= chunk.capacity();
+      chunk.reserve(std::min(kChunkBytes, std::max(chunk.size() + size, 2 * chunk.capacity())));
+      arenaBytes_ += chunk.capacity();
+    }
+    chunk.append(id);
+    return begin + size;
+  }
+
+  std::vector<std::string> chunks_;
+  size_t arenaBytes_ = 0;  // the chunks' capacities, summed
   std::vector<Offset> ends_;
   std::vector<Slot> slots_;
 };

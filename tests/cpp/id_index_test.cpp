@@ -76,6 +76,36 @@ TEST(IdIndex, MatchesAHashMapThroughGrowthAndReservations) {
   }
 }
 
+// Long ids across the arena's chunks: an id that would cross a chunk's end goes to the
+// next chunk's start, and every id still reads back byte for byte: ids of 1,024 bytes
+// (1,024 of them fill a chunk exactly), of 1,000 (each chunk ends with a gap), and of
+// random lengths, with reservations on the way.
+TEST(IdIndex, LongIdsReadBackAcrossChunks) {
+  std::mt19937_64 rng(42);
+  gcl::IdIndex index;
+  std::vector<std::string> order;
+  size_t bytes = 0;
+  for (int i = 0; i < 9000; ++i) {
+    const size_t length = i < 3000 ? 1024 : i < 6000 ? 1000 : 1 + rng() % 1024;
+    std::string id = std::to_string(i) + ":";
+    while (id.size() < length) id += static_cast<char>('a' + rng() % 26);
+    if (i % 997 == 0) index.reserve(100, 100 * 1024);
+    ASSERT_EQ(index.find(id), gcl::IdIndex::kNotFound);
+    ASSERT_EQ(index.add(id), order.size());
+    order.push_back(id);
+    bytes += id.size();
+  }
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    ASSERT_EQ(index.at(i), order[i]) << i;
+    ASSERT_EQ(index.find(order[i]), i);
+  }
+  // 7.6 MB of ids, in blocks of at most a chunk (1 MiB; 2 where the standard library
+  // rounds a string's growth up to a doubling), not one block of them all.
+  EXPECT_GT(bytes, size_t{7} << 20);
+  EXPECT_LE(index.largestArenaBlock(), size_t{2} << 20);
+  EXPECT_LT(index.bytes(), 2 * bytes);
+}
+
 // A log replayed in runs reserves once per run. Each reservation that outgrows the table
 // must at least double it, or every run would rehash every id (quadratic in the log):
 // 10^5 ids in runs of 512 may change the table's size a few times, not once per run. A

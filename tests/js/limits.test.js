@@ -39,6 +39,42 @@ describe('resource limits', () => {
     next.dispose();
   }, 180_000);
 
+  it('applyBatch near the heap ceiling: an event refused with OUT_OF_MEMORY changes nothing, and nothing aborts', () => {
+    // Batches of 1,000-byte ids until one refuses, after the test above filled the heap
+    // with another such ledger and disposed of it: its space is free again, in pieces. A
+    // batch takes the ledger's share of the heap every few events rather than after each;
+    // its budget checks must still refuse in time, and no block the ledger needs may be
+    // larger than the pieces (an id arena of one doubling block was: the instance aborted).
+    const ledger = new GPULedger();
+    ledger.addGrant('plenty', 2 ** 52, 0, 2 ** 40);
+    const pad = 'y'.repeat(1000);
+    let accepted = 0;
+    let refused = null;
+    for (let start = 0; start < 5_000_000 && refused === null; start += 10_000) {
+      const events = Array.from({ length: 10_000 }, (_, k) => ({
+        kind: 'consume',
+        eventId: `${pad}${start + k}`,
+        amount: 1,
+        timestamp: start + k,
+      }));
+      const results = ledger.applyBatch(events);
+      for (let k = 0; k < results.length; k++) {
+        if (results[k] === true) accepted++;
+        else if (refused === null) refused = { at: start + k, result: results[k] };
+      }
+    }
+    expect(refused.result).toBeInstanceOf(LedgerError);
+    expect(refused.result.code).toBe('OUT_OF_MEMORY');
+    // The refused events left nothing; what was accepted is all there, and the ledger answers.
+    expect(ledger.consumptionCount).toBe(accepted);
+    expect(ledger.getBalance(2 ** 40)).toBe(2 ** 52 - accepted);
+    expect(ledger.allocations(`${pad}${refused.at}`)).toBeNull();
+    expect(ledger.allocations(`${pad}${refused.at - 1}`)).toEqual([{ grantId: 'plenty', amount: 1 }]);
+    ledger.dispose();
+    const next = new GPULedger();
+    expect(runSeed(next, SEED_EXAMPLE_1)).toEqual(seedResults(SEED_EXAMPLE_1));
+    next.dispose();
+  }, 180_000);
   it('leaves the heap flat over 10^5 create/dispose cycles', () => {
     const warm = new GPULedger();
     warm.dispose();
