@@ -37,7 +37,10 @@ export function unheldIds(op, state, input) {
     const id = event.grantId;
     if (!validId(state.ledger, id)) return;
     const held = state.voided.get(id) ?? grantParameters(state.ledger.burnDown(id));
-    if (held === null ? compacted : !sameGrant(held, event)) out.push(['grant', id]);
+    // A grant carried across the horizon shows what was left of it then, from the horizon
+    // on (burnDown): its add is in the log.
+    const carried = compacted && held !== null && held[1] <= state.ledger.horizon;
+    if (held === null ? compacted : carried || !sameGrant(held, event)) out.push(['grant', id]);
   };
   const consumption = (id) => {
     if (!compacted || !validId(state.ledger, id)) return;
@@ -91,7 +94,15 @@ function addGrantUnguarded(state, input) {
     throw new LedgerError('DUPLICATE_ID', `addGrant: grant ${JSON.stringify(grantId)} was voided; its id stays taken`);
   }
   const ledger = state.ledger;
-  if (logged !== undefined && ledger.burnDown(grantId) === null) return archivedOutcome(loggedGrantAnswer(logged, input));
+  const now = grantParameters(ledger.burnDown(grantId));
+  if (logged !== undefined && now === null) return archivedOutcome(loggedGrantAnswer(logged, input));
+  // A grant carried across the horizon (shown from the horizon on; the ledger refuses any
+  // add before it): the first add's amount and start with the end it has now is an
+  // identical retry too (for a grant that starts at the horizon, the package's own rule).
+  if (logged !== undefined && ledger.horizon !== 0 && now[1] <= ledger.horizon) {
+    const same = sameGrant([logged.amount, logged.t1, now[2]], input);
+    return archivedOutcome(same ? loggedGrantAnswer({ ...logged, t2: endTime }, input) : loggedGrantAnswer(logged, input));
+  }
   const before = ledger.grantCount;
   state.letIn = [];
   ledger.addGrant(grantId, amount, startTime, endTime);

@@ -135,3 +135,32 @@ test('an id the package refuses is answered 400 before any lookup, and the custo
     await app.close();
   }
 });
+
+test("after a compaction, a carried grant's retry may have its end now; a dropped grant's, its first add's", async () => {
+  const dir = tempDir();
+  const store = new SqliteStore(join(dir, 'ledger.db'));
+  await store.open();
+  const app = await buildApp({ store, keys: KEYS, limits: { maxEventLoopDelay: 0 }, cleanup: { grace: 100, intervalMs: 3_600_000 } });
+  const inject = (method, url, payload) => app.inject({ method, url, payload, headers: { authorization: `Bearer ${ADMIN}` } });
+  const add = (grant) => inject('POST', `${BASE}/grants`, grant).then((r) => r.statusCode);
+  try {
+    const kept = { grantId: 'K', amount: 10, startTime: 0, endTime: 10_000 };
+    const dropped = { grantId: 'D', amount: 10, startTime: 0, endTime: 100 };
+    assert.deepEqual([await add(kept), await add(dropped)], [201, 201]);
+    assert.equal((await inject('PATCH', `${BASE}/grants/K`, { endTime: 9000 })).statusCode, 200);
+    assert.equal((await inject('PATCH', `${BASE}/grants/D`, { endTime: 70 })).statusCode, 200);
+    assert.equal(await add({ ...kept, endTime: 9000 }), 200, 'its parameters now, before the compaction');
+    assert.equal((await inject('POST', `${BASE}/consumptions`, { eventId: 'x', amount: 1, timestamp: 5000 })).statusCode, 200);
+    const [pass] = await app.cleanup.runOnce();
+    assert.equal(pass.horizon, 4900);
+    assert.equal(pass.droppedGrants, 1, 'D ended before the horizon');
+    assert.deepEqual(
+      [await add(kept), await add({ ...kept, endTime: 9000 }), await add({ ...kept, endTime: 8000 })],
+      [200, 200, 409],
+      'K, carried: its first add and its end now are retries, another end is not',
+    );
+    assert.deepEqual([await add(dropped), await add({ ...dropped, endTime: 70 })], [200, 409], "D, dropped: its first add's only");
+  } finally {
+    await app.close();
+  }
+});
