@@ -71,33 +71,40 @@ test('one more consumption on the big ledger: timed with canvas marks and with S
 });
 
 test('the random preset replays in a worker: the page keeps answering meanwhile', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(180_000);
   await open(page, 'preset=seed1');
-  const renders = Number(await page.evaluate(() => document.body.dataset.renders));
-  await page.fill('#random-seed', '2');
-  await page.click('#random-button');
-  await page.waitForSelector('body[data-loading]');
-  // A round trip to the page's thread while the worker replays 11,000 calls: the cursor moves,
-  // and the readout and the loading flag are read in the same turn of the page, so the answer
-  // is known to have come while the replay was still going.
-  const started = Date.now();
-  const { value, loading, status } = await page.evaluate(() => {
-    const input = /** @type {HTMLInputElement} */ (document.querySelector('#cursor-time'));
-    input.value = '3';
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-    const readout = /** @type {HTMLElement} */ (document.querySelector('#balance-readout'));
-    const status = document.querySelector('#status')?.textContent;
-    return { value: readout.dataset.value, loading: document.body.dataset.loading, status };
-  });
-  const answered = Date.now() - started;
-  expect(loading).toBe('true');
-  expect(status).toBe('Replaying the random scenario (seed 2) in a worker…');
-  expect(value).toBe('100'); // the ledger on show meanwhile: seed example 1
-  await page.waitForFunction((n) => Number(document.body.dataset.renders) > n, renders, { timeout: 60_000 });
-  await expect(page.locator('#status')).toContainText('Random scenario (seed 2): 11,000 calls replayed (in a worker) in');
-  expect(await page.evaluate(() => document.body.dataset.loading)).toBeUndefined();
-  console.log(`  while the worker replayed, the page answered a cursor move in ${answered} ms; ${await page.textContent('#status')}`);
-  expect(answered).toBeLessThan(5000);
+  // A round trip to the page's thread while the worker replays 11,000 calls: the cursor
+  // moves, and the readout and the loading flag are read in the same turn of the page, so
+  // the answer is known to have come while the replay was still going. The replay takes
+  // a few hundred ms; on a loaded machine it can end before the round trip starts, and
+  // then the next seed is tried (at most five).
+  for (let seed = 2; seed <= 6; seed++) {
+    const renders = Number(await page.evaluate(() => document.body.dataset.renders));
+    await page.fill('#random-seed', String(seed));
+    await page.click('#random-button');
+    const started = Date.now();
+    const { value, loading, status } = await page.evaluate(() => {
+      const input = /** @type {HTMLInputElement} */ (document.querySelector('#cursor-time'));
+      input.value = '3';
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      const readout = /** @type {HTMLElement} */ (document.querySelector('#balance-readout'));
+      const status = document.querySelector('#status')?.textContent;
+      return { value: readout.dataset.value, loading: document.body.dataset.loading, status };
+    });
+    const answered = Date.now() - started;
+    await page.waitForFunction((n) => Number(document.body.dataset.renders) > n, renders, { timeout: 60_000 });
+    await expect(page.locator('#status')).toContainText(`Random scenario (seed ${seed}): 11,000 calls replayed (in a worker) in`);
+    expect(await page.evaluate(() => document.body.dataset.loading)).toBeUndefined();
+    if (loading !== 'true') continue; // the replay had ended before the round trip
+    expect(status).toBe(`Replaying the random scenario (seed ${seed}) in a worker…`);
+    // The ledger on show meanwhile: seed example 1 (100 at t = 3), or the seed before.
+    if (seed === 2) expect(value).toBe('100');
+    else expect(Number(value)).toBeGreaterThanOrEqual(0);
+    console.log(`  while the worker replayed, the page answered a cursor move in ${answered} ms; ${await page.textContent('#status')}`);
+    expect(answered).toBeLessThan(5000);
+    return;
+  }
+  throw new Error('in five tries the replay always ended before the page was asked');
 });
 
 test('a worker replay equals a replay on the page of the same calls', async ({ page }) => {
