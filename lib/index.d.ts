@@ -410,8 +410,7 @@ export declare class GPULedger {
    * a dry run), `submit`, `voidGrant`, `setGrantEnd`, `cancelPending` or `compact` that
    * returned normally (`compact` moves nothing: `[]`); `applyBatch` and `applyColumns` count
    * as their events, one call each, so afterwards it describes the batch's last event that
-   * did not fail. A
-   * call that throws leaves the answer as it was. Consumptions that call
+   * did not fail. A call that throws leaves the answer as it was. Consumptions that call
    * accepted itself are not listed (they had no allocations before it); a ledger from
    * `fromJSON` starts with `[]`. Costs what the engine re-drew in that call.
    */

@@ -282,7 +282,7 @@ void WasmLedger::applyBatch(int count) {
     }
     if (kinds[i] != kBatchSkip) results[i] = applyBatchEvent(kinds[i], idAt(i), &numbers[3 * i]);
     // The ledger's share of the heap is taken again every kAccountRun events and at the
-    // end, rather than after each (summing its arrays was 5-15% of a bulk load). In
+    // end, rather than after each (summing its arrays was 8-15% of a bulk load). In
     // between, each event's budget check sees the share of up to kAccountRun events ago:
     // an array that doubled since cannot double again so soon, so the doubling it allows
     // for still covers what may yet double; what those events added otherwise (ids, tree

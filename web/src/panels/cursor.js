@@ -116,7 +116,7 @@ $('alert-form').addEventListener('submit', (event) => event.preventDefault());
 // --- moving the cursor: slider, number input, pointer on the charts
 
 $('cursor-range').addEventListener('input', (/** @type {any} */ event) => setCursor(Number(event.target.value)));
-/** The whole time (0 or more) typed in `input`, or null: then it is marked invalid. */
+/** The whole time (0 or more) typed in `input`, or null when it is not one. */
 function typedTime(input) {
   const text = input.value.trim();
   const t = Number(text);
