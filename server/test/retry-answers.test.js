@@ -13,6 +13,16 @@ import { ADMIN, KEYS, client, startApp, tempDir } from './helpers.js';
 const BASE = '/v1/customers/acme';
 const C1 = { eventId: 'c1', amount: 5, timestamp: 10 };
 
+// An in-process app over a fresh SQLite file whose cleanup job runs when asked (runOnce),
+// with this grace; `inject` sends as the admin.
+async function appWithCleanup(grace) {
+  const store = new SqliteStore(join(tempDir(), 'ledger.db'));
+  await store.open();
+  const app = await buildApp({ store, keys: KEYS, limits: { maxEventLoopDelay: 0 }, cleanup: { grace, intervalMs: 3_600_000 } });
+  const inject = (method, url, payload) => app.inject({ method, url, payload, headers: { authorization: `Bearer ${ADMIN}` } });
+  return { app, inject };
+}
+
 // g-long funds c1; g-short (ending first, valid at 10) then arrives and takes its draws.
 async function acceptThenMove(c) {
   assert.equal((await c.post(`${BASE}/grants`, { grantId: 'g-long', amount: 10, startTime: 0, endTime: 100 })).status, 201);
@@ -94,11 +104,7 @@ test("a late retry of a grant's first add is an identical retry after an end cha
 });
 
 test('an id the package refuses is answered 400 before any lookup, and the customer keeps answering', async () => {
-  const dir = tempDir();
-  const store = new SqliteStore(join(dir, 'ledger.db'));
-  await store.open();
-  const app = await buildApp({ store, keys: KEYS, limits: { maxEventLoopDelay: 0 }, cleanup: { grace: 0, intervalMs: 3_600_000 } });
-  const inject = (method, url, payload) => app.inject({ method, url, payload, headers: { authorization: `Bearer ${ADMIN}` } });
+  const { app, inject } = await appWithCleanup(0);
   try {
     const long = 'é'.repeat(600); // 600 characters, 1,200 UTF-8 bytes
     for (const compacted of [false, true]) {
@@ -137,11 +143,7 @@ test('an id the package refuses is answered 400 before any lookup, and the custo
 });
 
 test("after a compaction, a carried grant's retry may have its end now; a dropped grant's, its first add's", async () => {
-  const dir = tempDir();
-  const store = new SqliteStore(join(dir, 'ledger.db'));
-  await store.open();
-  const app = await buildApp({ store, keys: KEYS, limits: { maxEventLoopDelay: 0 }, cleanup: { grace: 100, intervalMs: 3_600_000 } });
-  const inject = (method, url, payload) => app.inject({ method, url, payload, headers: { authorization: `Bearer ${ADMIN}` } });
+  const { app, inject } = await appWithCleanup(100);
   const add = (grant) => inject('POST', `${BASE}/grants`, grant).then((r) => r.statusCode);
   try {
     const kept = { grantId: 'K', amount: 10, startTime: 0, endTime: 10_000 };
