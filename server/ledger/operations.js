@@ -5,6 +5,7 @@
 // and reads. Package errors leave the ledger unchanged; they are converted here.
 import { LedgerError } from 'gpu-credit-ledger';
 import { fromLibrary, notFound } from '../errors.js';
+import { encodeAllocations } from '../store/allocations.js';
 import { loggedConsumptionAnswer, loggedGrantAnswer, loggedSubmissionAnswer } from '../cleanup/archived-retries.js';
 
 const NONE = [];
@@ -148,7 +149,7 @@ function consumeUnguarded(state, input) {
   } else if (r.accepted) {
     if (ledger.consumptionCount > before) {
       // The first answer's allocations are logged with it: its identical retries repeat them.
-      entries = [['consume', eventId, amount, timestamp, null, JSON.stringify(r.allocations)]];
+      entries = [['consume', eventId, amount, timestamp, null, encodeAllocations(r.allocations)]];
       state.queued.delete(eventId);
     } else {
       // An identical retry: the service answers with the logged allocations (a backdated

@@ -22,7 +22,8 @@
  * the add is recognised after the grant is gone.
  *
  * ## Retries
- * A `consume` entry also stores, in a column of its own (`allocations`, JSON text; not
+ * A `consume` entry also stores, in a column of its own (`allocations`, allocations.js's
+ * text; not
  * part of the tuples a rebuild reads), the allocations the consumption's first answer
  * gave: an identical retry repeats that answer, even after a backdated change moved its
  * draws (LedgerService; the ledger itself reports the draws as they are now). A commit

@@ -13,6 +13,7 @@ import pg from 'pg';
 import { CommitInDoubtError, StoreConflictError } from './interface.js';
 import { migrate } from './postgres-migrations.js';
 import { completedRanges, decodePack, encodePack, PACK_ROWS } from './packs.js';
+import { decodeAllocations } from './allocations.js';
 
 // BIGINT columns come back as strings by default; every value here is a safe integer.
 const INT8 = 20;
@@ -336,7 +337,7 @@ export class PostgresStore {
     const { rows } = await this.#pool.query({ name: 'findEntries', text: SQL.findEntries, values: [customer, kind, ids.map(encodeId)] });
     const found = new Map();
     for (const { id, allocations, ...entry } of rows) {
-      found.set(decodeId(id), { ...entry, allocations: allocations === null ? null : JSON.parse(allocations) });
+      found.set(decodeId(id), { ...entry, allocations: decodeAllocations(allocations) });
     }
     return found;
   }

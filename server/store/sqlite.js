@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { CommitInDoubtError, StoreConflictError } from './interface.js';
 import { configure, makeCommit } from './sqlite-commit.js';
 import { decodePack, PACK_ROWS } from './packs.js';
+import { decodeAllocations } from './allocations.js';
 
 // Each migration runs once, in order; PRAGMA user_version records how far a file got.
 const MIGRATIONS = [
@@ -172,7 +173,7 @@ export class SqliteStore {
     const found = new Map();
     for (const id of ids) {
       const entry = this.#sql.findEntry[kind].get(customer, id, customer, id);
-      if (entry !== undefined) found.set(id, { ...entry, allocations: entry.allocations === null ? null : JSON.parse(entry.allocations) });
+      if (entry !== undefined) found.set(id, { ...entry, allocations: decodeAllocations(entry.allocations) });
     }
     return found;
   }
