@@ -36,16 +36,17 @@ export function unheldIds(op, state, input) {
   // itself gets the package's error.
   const grant = (event) => {
     const id = event.grantId;
-    if (!validId(state.ledger, id)) return;
-    const held = state.voided.get(id) ?? grantParameters(state.ledger.burnDown(id));
+    const burnDown = unlessRefused(() => state.ledger.burnDown(id));
+    if (burnDown === undefined) return;
+    const held = state.voided.get(id) ?? grantParameters(burnDown);
     // A grant carried across the horizon shows what was left of it then, from the horizon
     // on (burnDown): its add is in the log.
     const carried = compacted && held !== null && held[1] <= state.ledger.horizon;
     if (held === null ? compacted : carried || !sameGrant(held, event)) out.push(['grant', id]);
   };
   const consumption = (id) => {
-    if (!compacted || !validId(state.ledger, id)) return;
-    if (!state.queued.has(id) && state.ledger.allocations(id) === null) out.push(['consume', id], ['submit', id]);
+    if (!compacted || state.queued.has(id)) return;
+    if (unlessRefused(() => state.ledger.allocations(id)) === null) out.push(['consume', id], ['submit', id]);
   };
   if (op === addGrant) grant(input);
   else if (op === consume) consumption(input.eventId);
@@ -53,12 +54,12 @@ export function unheldIds(op, state, input) {
   return out;
 }
 
-function validId(ledger, id) {
+// What `read()` answers, or undefined when the package refuses its id.
+function unlessRefused(read) {
   try {
-    ledger.allocations(id);
-    return true;
+    return read();
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -95,14 +96,16 @@ function addGrantUnguarded(state, input) {
     throw new LedgerError('DUPLICATE_ID', `addGrant: grant ${JSON.stringify(grantId)} was voided; its id stays taken`);
   }
   const ledger = state.ledger;
-  const now = grantParameters(ledger.burnDown(grantId));
-  if (logged !== undefined && now === null) return archivedOutcome(loggedGrantAnswer(logged, input));
-  // A grant carried across the horizon (shown from the horizon on; the ledger refuses any
-  // add before it): the first add's amount and start with the end it has now is an
-  // identical retry too (for a grant that starts at the horizon, the package's own rule).
-  if (logged !== undefined && ledger.horizon !== 0 && now[1] <= ledger.horizon) {
-    const same = sameGrant([logged.amount, logged.t1, now[2]], input);
-    return archivedOutcome(same ? loggedGrantAnswer({ ...logged, t2: endTime }, input) : loggedGrantAnswer(logged, input));
+  if (logged !== undefined) {
+    const now = grantParameters(ledger.burnDown(grantId));
+    if (now === null) return archivedOutcome(loggedGrantAnswer(logged, input));
+    // A grant carried across the horizon (shown from the horizon on; the ledger refuses any
+    // add before it): the first add's amount and start with the end it has now is an
+    // identical retry too (for a grant that starts at the horizon, the package's own rule).
+    if (ledger.horizon !== 0 && now[1] <= ledger.horizon) {
+      const same = sameGrant([logged.amount, logged.t1, now[2]], input);
+      return archivedOutcome(same ? loggedGrantAnswer({ ...logged, t2: endTime }, input) : loggedGrantAnswer(logged, input));
+    }
   }
   const before = ledger.grantCount;
   state.letIn = [];

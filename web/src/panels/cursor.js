@@ -92,8 +92,8 @@ function updateAlert() {
     out.textContent = '';
     return;
   }
-  const threshold = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(threshold) || threshold < 1) {
+  const threshold = wholeNumber(text);
+  if (threshold === null || threshold < 1) {
     out.textContent = 'a whole number of credits, at least 1';
     out.classList.add('is-bad');
     return;
@@ -116,12 +116,13 @@ $('alert-form').addEventListener('submit', (event) => event.preventDefault());
 // --- moving the cursor: slider, number input, pointer on the charts
 
 $('cursor-range').addEventListener('input', (/** @type {any} */ event) => setCursor(Number(event.target.value)));
-/** The whole time (0 or more) typed in `input`, or null when it is not one. */
-function typedTime(input) {
-  const text = input.value.trim();
-  const t = Number(text);
-  return /^\d+$/.test(text) && Number.isSafeInteger(t) ? t : null;
+/** `text` as a whole number (0 or more, digits only, at most 2^53 - 1), or null. */
+function wholeNumber(text) {
+  const n = Number(text);
+  return /^\d+$/.test(text) && Number.isSafeInteger(n) ? n : null;
 }
+/** The whole time (0 or more) typed in `input`, or null when it is not one. */
+const typedTime = (input) => wholeNumber(input.value.trim());
 function markInvalid(input, invalid, why = 'a whole time, 0 or more') {
   if (invalid) {
     input.setAttribute('aria-invalid', 'true');
