@@ -10,7 +10,9 @@ if [ -n "${GCL_SKIP_PREPACK_BUILD:-}" ] && [ -f dist/gpu_credit_ledger_wasm.mjs 
   && [ -f dist/gpu_credit_ledger.wasm ]; then
   exit 0
 fi
-ensure_tools emscripten native
+# npm: esbuild (a devDependency) bundles the main module; a clone that never ran npm ci
+# (npm run serve on a fresh machine) gets it here.
+ensure_tools emscripten native npm
 # Several shells (or helpers) may build at once: one builder of build/wasm at a time.
 mkdir -p build
 exec 9>build/wasm.lock
