@@ -94,3 +94,38 @@ export const pixelAt = (page, x, y) =>
     },
     [x, y],
   );
+
+/**
+ * Screenshot of the element `selector` once its box has held still (the same box in three
+ * samples 50 ms apart, read in the page with timers, not animation frames), as a clip of a
+ * full-page screenshot. Fails after `timeout` ms with the boxes it saw: a box that keeps
+ * moving is a finding, and Playwright's own element screenshot, which counts animation
+ * frames, reported only a timeout when it once waited for 15 s (on a loaded machine).
+ */
+export async function screenshotSettled(page, selector, path, timeout = 20_000) {
+  const { box, seen } = await page.evaluate(
+    async ({ selector, timeout }) => {
+      const element = document.querySelector(selector);
+      const seen = [];
+      const started = performance.now();
+      let same = 0;
+      let last = '';
+      while (performance.now() - started < timeout) {
+        const r = element.getBoundingClientRect();
+        const key = [r.x + window.scrollX, r.y + window.scrollY, r.width, r.height].map((v) => v.toFixed(1)).join(',');
+        if (key === last) same += 1;
+        else {
+          same = 0;
+          last = key;
+          seen.push(`${Math.round(performance.now() - started)} ms: ${key}`);
+        }
+        if (same === 2) return { box: { x: r.x + window.scrollX, y: r.y + window.scrollY, width: r.width, height: r.height }, seen };
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return { box: null, seen: seen.slice(-20) };
+    },
+    { selector, timeout },
+  );
+  expect(box, `${selector} did not hold still for ${timeout} ms; boxes seen (x, y, width, height):\n${seen.join('\n')}`).not.toBeNull();
+  await page.screenshot({ path, fullPage: true, clip: box });
+}

@@ -2,7 +2,7 @@
 // more consumption on it: the ledger call plus the redraw, with the marks painted on
 // canvases and, for comparison in the same run, as Plot SVG marks (?marks=svg).
 import { readFile } from 'node:fs/promises';
-import { expect, headroom, logEntry, open, setCursor, stats, test } from './fixtures.js';
+import { expect, headroom, logEntry, open, screenshotSettled, setCursor, stats, test } from './fixtures.js';
 
 const TIMES = [50_000, 60_000, 70_000, 80_000, 90_000, 55_000, 65_000, 75_000, 85_000];
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -49,7 +49,7 @@ test('the random preset loads 1,000 grants and 10,000 consumptions, and opens a 
   await page.locator('#burn-card').screenshot({ path: testInfo.outputPath('random-burn.png') });
   await page.setViewportSize({ width: 390, height: 844 });
   await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
-  await page.locator('.charts').screenshot({ path: testInfo.outputPath('random-narrow-charts.png') });
+  await screenshotSettled(page, '.charts', testInfo.outputPath('random-narrow-charts.png'));
 });
 
 test('one more consumption on the big ledger: timed with canvas marks and with SVG marks', async ({ page }) => {
