@@ -13,7 +13,8 @@ type Method<T> = T extends (...args: infer A) => infer R ? (...args: A) => Promi
 /**
  * The worker's ledger: every {@link GPULedger} method (and property, as a method without
  * arguments) returns a promise of its result; errors arrive as rejections with the same
- * class (`LedgerError`, `TypeError`, `RangeError`). `onPendingAccepted` cannot cross a
+ * class (`LedgerError`, `TypeError`, `RangeError`) and code, and so do the errors inside a
+ * result (`applyBatch`'s entries, `applyColumns`' `errors`). `onPendingAccepted` cannot cross a
  * message boundary and is left out (called anyway, it rejects with `TypeError`, as does a
  * call whose arguments cannot be sent). `fromJSON(snapshot)` replaces the worker's ledger.
  */

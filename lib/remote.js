@@ -15,7 +15,7 @@ export function connectLedger(worker) {
     if (!call) return;
     waiting.delete(reply.id);
     if (reply.error) call.reject(rebuild(reply.error));
-    else call.resolve(reply.value);
+    else call.resolve(withErrorsRebuilt(reply));
   });
   // A worker whose script failed to load or threw would otherwise leave calls pending forever.
   worker.addEventListener('error', (event) => {
@@ -53,6 +53,15 @@ export function connectLedger(worker) {
 }
 
 export { LedgerError };
+
+// A reply's value with the errors the worker described inside it rebuilt (worker.js).
+function withErrorsRebuilt({ value, errorsAt, errorsIn }) {
+  if (Array.isArray(errorsAt)) for (const i of errorsAt) value[i] = rebuild(value[i]);
+  if (errorsIn === 'errors' && value?.errors instanceof Map) {
+    for (const [key, described] of value.errors) value.errors.set(key, rebuild(described));
+  }
+  return value;
+}
 
 function rebuild({ name, code, message }) {
   if (name === 'LedgerError') return new LedgerError(code, message);

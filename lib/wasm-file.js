@@ -13,7 +13,8 @@ let api;
  * bytes); only the first call's options count, since the module is loaded once.
  */
 export function loadLedger(options = {}) {
-  if (options === null || typeof options !== 'object') throw new TypeError('loadLedger: options must be an object');
+  // A promise either way, as the types say: bad options reject, as a bad options.wasm does.
+  if (options === null || typeof options !== 'object') return Promise.reject(new TypeError('loadLedger: options must be an object'));
   api ??= instantiateModule(options.wasm).catch((error) => {
     api = undefined; // a failed download may be retried
     throw error;

@@ -8,8 +8,12 @@
 // format too.
 //
 // Protocol: a request is `{ id, method, args }`; the reply is `{ id, value }` or
-// `{ id, error: { name, code, message } }`. Messages of another shape are left alone, so
-// a worker may speak its own protocol beside this one.
+// `{ id, error: { name, code, message } }`. Errors inside a value (applyBatch's results,
+// applyColumns' `errors` Map) travel in the same described form, and the reply says where:
+// `errorsAt: [index, ...]` for an array's entries, `errorsIn: 'errors'` for the Map's
+// values (the structured clone would keep neither an error's class nor its code).
+// Messages of another shape are left alone, so a worker may speak its own protocol beside
+// this one.
 
 // Prototype members a request may not call: the constructor, and those that take
 // functions (a function cannot cross a message boundary).
@@ -53,7 +57,7 @@ export function exposeLedger(loadLedger, scope = globalThis) {
       }
     };
     answer(request.method, request.args ?? []).then(
-      (value) => reply({ id: request.id, value }),
+      (value) => reply({ id: request.id, ...withErrorsDescribed(value) }),
       (error) => reply({ id: request.id, error: describe(error) }),
     );
   });
@@ -67,6 +71,24 @@ function isRequest(data) {
     typeof data.method === 'string' &&
     (data.args === undefined || Array.isArray(data.args))
   );
+}
+
+// A method's value, with the errors inside it described (the protocol above).
+function withErrorsDescribed(value) {
+  if (Array.isArray(value) && value.some((entry) => entry instanceof Error)) {
+    const errorsAt = [];
+    const described = value.map((entry, i) => {
+      if (!(entry instanceof Error)) return entry;
+      errorsAt.push(i);
+      return describe(entry);
+    });
+    return { value: described, errorsAt };
+  }
+  if (value !== null && typeof value === 'object' && value.errors instanceof Map && value.errors.size > 0) {
+    const errors = new Map([...value.errors].map(([key, error]) => [key, describe(error)]));
+    return { value: { ...value, errors }, errorsIn: 'errors' };
+  }
+  return { value };
 }
 
 function describe(error) {

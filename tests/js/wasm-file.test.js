@@ -73,8 +73,12 @@ describe('gpu-credit-ledger/wasm-file', () => {
 
   it('rejects bad options clearly', async () => {
     const loadLedger = await freshLoader();
-    expect(() => loadLedger(5)).toThrow(TypeError);
-    expect(() => loadLedger(null)).toThrow(TypeError);
+    // A promise either way, as the types say: a rejection, never a throw.
+    for (const options of [5, null]) {
+      const loading = loadLedger(options);
+      expect(loading).toBeInstanceOf(Promise);
+      await expect(loading).rejects.toThrow(new TypeError('loadLedger: options must be an object'));
+    }
     for (const wasm of [5, {}, true]) {
       await expect(loadLedger({ wasm })).rejects.toThrow(/options\.wasm must be/);
     }

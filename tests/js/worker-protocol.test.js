@@ -79,6 +79,42 @@ describe('worker protocol', () => {
     expect(await remote.toJSON()).toEqual(before);
   });
 
+  it("a batch's errors arrive with their class and code, as a local ledger returns them", async () => {
+    const { remote } = connect();
+    const local = new GPULedger();
+    await remote.addGrant('g1', 100, 0, 10);
+    local.addGrant('g1', 100, 0, 10);
+    const events = [
+      { kind: 'grant', grantId: 'g1', amount: 5, startTime: 0, endTime: 1 }, // DUPLICATE_ID
+      { kind: 'consume', eventId: 'c1', amount: -1, timestamp: 2 }, // RangeError
+      { kind: 'consume', eventId: 'c2', amount: 30, timestamp: 2 },
+      { kind: 'consume', eventId: 'c3', amount: 500, timestamp: 2 }, // rejected
+    ];
+    const shape = (results) => results.map((r) => (r instanceof Error ? [r.constructor.name, r.code, r.message] : r));
+    const remoteResults = await remote.applyBatch(events);
+    expect(remoteResults[0]).toBeInstanceOf(LedgerError);
+    expect(remoteResults[0].code).toBe('DUPLICATE_ID');
+    expect(remoteResults[1]).toBeInstanceOf(RangeError);
+    expect(shape(remoteResults)).toEqual(shape(local.applyBatch(events)));
+    const encoder = new TextEncoder();
+    const columns = {
+      kinds: new Uint8Array([0, 1]),
+      ids: encoder.encode('g1c9'),
+      idEnds: new Uint32Array([2, 4]),
+      amounts: new Float64Array([7, 1]),
+      times: new Float64Array([0, 3]),
+      endTimes: new Float64Array([1, 0]),
+    };
+    const remoteColumns = await remote.applyColumns(columns);
+    const localColumns = local.applyColumns(columns);
+    expect(remoteColumns.errors.get(0)).toBeInstanceOf(LedgerError);
+    expect(remoteColumns.errors.get(0).code).toBe('DUPLICATE_ID');
+    expect([...remoteColumns.results]).toEqual([...localColumns.results]);
+    expect(shape([...remoteColumns.errors.values()])).toEqual(shape([...localColumns.errors.values()]));
+    expect(await remote.toJSON()).toEqual(local.toJSON());
+    local.dispose();
+  });
+
   it('refuses unknown members and those that cannot cross a message boundary', async () => {
     const { remote } = connect();
     await remote.addGrant('g1', 100, 0, 10);
