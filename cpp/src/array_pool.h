@@ -1,5 +1,5 @@
-// Arrays of T in a few size classes, carved from blocks of kBlockItems items that never
-// move. A released array goes on the free list of its class (kept in the free arrays
+// Arrays of T in a few size classes, carved from blocks of up to kBlockItems items that
+// never move. A released array goes on the free list of its class (kept in the free arrays
 // themselves) and is handed out again as is; the blocks are freed with the pool. Arrays
 // larger than any class (rare) use new[] and delete[]. Shared by the engine's draw lists
 // (draw_list.h) and drawer lists (drawer_list.h), which allocate and free small arrays all
@@ -8,6 +8,7 @@
 #ifndef GPU_CREDIT_LEDGER_ARRAY_POOL_H_
 #define GPU_CREDIT_LEDGER_ARRAY_POOL_H_
 
+#include <algorithm>
 #include <cassert>
 #include <cstddef>
 #include <cstring>
@@ -34,8 +35,12 @@ class ArrayPool {
                   sizeof(T*));
       return array;
     }
-    if (blocks_.empty() || used_ + size > kBlockItems) {
-      blocks_.push_back(std::make_unique<T[]>(kBlockItems));
+    if (blocks_.empty() || used_ + size > blockItems_) {
+      // The blocks grow from a sixteenth of kBlockItems, doubling up to it: a small ledger
+      // (a service caches many) holds a few small blocks, not one of kBlockItems.
+      const size_t next = blocks_.empty() ? kBlockItems / 16 : 2 * blockItems_;
+      blockItems_ = std::max(size, std::min(kBlockItems, next));
+      blocks_.push_back(std::make_unique<T[]>(blockItems_));
       used_ = 0;
     }
     T* const carved = blocks_.back().get() + used_;
@@ -57,6 +62,7 @@ class ArrayPool {
 
   std::vector<std::unique_ptr<T[]>> blocks_;
   size_t used_ = 0;         // items handed out of the last block
+  size_t blockItems_ = 0;   // the last block's size
   T* free_[kClasses] = {};  // per class, the last array released (a list through the arrays)
 };
 

@@ -33,7 +33,9 @@ class BalanceTree {
   // leaves from `from`: O(log n + keys passed).
   int64_t firstBelow(int64_t threshold, int64_t from) const;
   size_t bytes() const {
-    return leafBlocks_.size() * kLeavesPerBlock * sizeof(Leaf) +
+    const size_t leaves =
+        leafBlocks_.empty() ? 0 : firstBlockLeaves_ + (leafBlocks_.size() - 1) * kLeavesPerBlock;
+    return leaves * sizeof(Leaf) +
            leafBlocks_.capacity() * sizeof(leafBlocks_[0]) + inners_.capacity() * sizeof(Inner);
   }
 
@@ -80,22 +82,39 @@ class BalanceTree {
     return after == inner.first ? 0 : static_cast<int>(after - inner.first) - 1;
   }
 
-  // Leaves live in blocks that never move: a growing tree allocates a block now and then
-  // instead of copying every leaf each time a single array doubles (1 kB a leaf).
+  // Leaves live in blocks of 64 that never move: a growing tree allocates a block now and
+  // then instead of copying every leaf each time a single array doubles (1 kB a leaf).
+  // The first block alone grows, by doubling from one leaf to 64, moving its leaves: an
+  // empty or small tree holds a few kB, not 66 (a service caches many small ledgers). A
+  // Leaf& taken before newLeaf() may not be used after it.
   static constexpr uint32_t kLeavesPerBlock = 64;
   Leaf& leaf(uint32_t i) { return leafBlocks_[i / kLeavesPerBlock][i % kLeavesPerBlock]; }
   const Leaf& leaf(uint32_t i) const {
     return leafBlocks_[i / kLeavesPerBlock][i % kLeavesPerBlock];
   }
   uint32_t newLeaf() {
-    if (leafCount_ % kLeavesPerBlock == 0) {
+    if (leafCount_ == firstBlockLeaves_ && leafCount_ < kLeavesPerBlock) {
+      growFirstBlock();
+    } else if (leafCount_ % kLeavesPerBlock == 0) {
       leafBlocks_.push_back(std::make_unique<Leaf[]>(kLeavesPerBlock));
     }
     return leafCount_++;
   }
+  void growFirstBlock() {
+    const uint32_t grown = firstBlockLeaves_ == 0 ? 1 : 2 * firstBlockLeaves_;
+    auto block = std::make_unique<Leaf[]>(grown);
+    if (leafBlocks_.empty()) {
+      leafBlocks_.push_back(std::move(block));
+    } else {
+      std::copy(leafBlocks_[0].get(), leafBlocks_[0].get() + firstBlockLeaves_, block.get());
+      leafBlocks_[0] = std::move(block);
+    }
+    firstBlockLeaves_ = grown;
+  }
 
   std::vector<std::unique_ptr<Leaf[]>> leafBlocks_;
   uint32_t leafCount_ = 0;
+  uint32_t firstBlockLeaves_ = 0;  // the first block's size: 1, 2, 4, ... 64
   std::vector<Inner> inners_;
   // Fingers: the leaves of recent descents with their paths. Updates arrive mostly at two
   // places (a consumption at the head, the end of the grant it drew), so a key that

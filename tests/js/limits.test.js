@@ -75,6 +75,26 @@ describe('resource limits', () => {
     expect(runSeed(next, SEED_EXAMPLE_1)).toEqual(seedResults(SEED_EXAMPLE_1));
     next.dispose();
   }, 180_000);
+  it('a small ledger holds a few kB of heap (a service caches many): under 8 KiB empty, under 24 KiB with 100 events', () => {
+    const perLedger = (fill) => {
+      const before = GPULedger.wasmHeapBytes();
+      const ledgers = Array.from({ length: 50 }, () => {
+        const ledger = new GPULedger();
+        fill(ledger);
+        return ledger;
+      });
+      const bytes = (GPULedger.wasmHeapBytes() - before) / ledgers.length;
+      for (const ledger of ledgers) ledger.dispose();
+      return bytes;
+    };
+    expect(perLedger(() => {})).toBeLessThan(8 * KIB);
+    const hundred = perLedger((ledger) => {
+      for (let i = 0; i < 10; i++) ledger.addGrant(`g${i}`, 100, 10 * i, 10 * i + 50);
+      for (let i = 0; i < 90; i++) expect(ledger.consume(`c${i}`, 1, i)).toBe(true);
+    });
+    expect(hundred).toBeLessThan(24 * KIB);
+  });
+
   it('leaves the heap flat over 10^5 create/dispose cycles', () => {
     const warm = new GPULedger();
     warm.dispose();
