@@ -35,8 +35,8 @@ class BalanceTree {
   size_t bytes() const {
     const size_t leaves =
         leafBlocks_.empty() ? 0 : firstBlockLeaves_ + (leafBlocks_.size() - 1) * kLeavesPerBlock;
-    return leaves * sizeof(Leaf) +
-           leafBlocks_.capacity() * sizeof(leafBlocks_[0]) + inners_.capacity() * sizeof(Inner);
+    return leaves * sizeof(Leaf) + leafBlocks_.capacity() * sizeof(leafBlocks_[0]) +
+           inners_.capacity() * sizeof(Inner);
   }
 
  private:

@@ -51,7 +51,7 @@ class NodeArena {
   // wasm32): a count of bytes / kAlign elements would allocate twice the block.
   static std::unique_ptr<std::max_align_t[]> newBlock(size_t bytes) {
     return std::make_unique<std::max_align_t[]>((bytes + sizeof(std::max_align_t) - 1) /
-                                                 sizeof(std::max_align_t));
+                                                sizeof(std::max_align_t));
   }
   std::vector<std::unique_ptr<std::max_align_t[]>> blocks_;
   size_t used_ = 0;
