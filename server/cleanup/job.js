@@ -3,7 +3,8 @@
 // customer's memory stays bounded.
 //
 // For one customer, in its own turn (service.exclusive: a current ledger, nothing
-// uncommitted, no other request running): horizon = latest consumption time - grace; if
+// uncommitted, no other request running): horizon = latest accepted consumption time -
+// grace; if
 // that moves the horizon forward, compact the cached ledger, and in ONE store transaction
 // append a `compact` log entry (so every other instance applies the same horizon when it
 // catches up), store the compacted ledger as the customer's snapshot at that seq, and move
@@ -11,16 +12,17 @@
 // start from that snapshot. If the store refuses (another instance wrote first, or a
 // failure), the service drops the compacted ledger and rebuilds it from the store.
 //
-// Grace is in the ledger's time units and relative to the customer's own latest
-// consumption (its usage clock), not to grant times: a grant for next year must not
-// make this year final.
+// Grace is in the ledger's time units and relative to the customer's own latest accepted
+// consumption (its usage clock), not to grant times (a grant for next year must not make
+// this year final) and not to queued consumptions (a request queued for a far time, maybe
+// never funded, maybe cancelled, must not make everything before it final: it would
+// refuse every ordinary write with BEFORE_HORIZON for good).
 import { performance } from 'node:perf_hooks';
 
-/** The latest consumption time in a customer's ledger (accepted or queued); -1 if none. */
-export function latestConsumptionTime(document, pending) {
+/** The latest accepted consumption time in a ledger's document (toJSON()); -1 if none. */
+export function latestConsumptionTime(document) {
   let latest = -1;
   for (const c of document.consumptions) if (c.timestamp > latest) latest = c.timestamp;
-  for (const p of pending) if (p.timestamp > latest) latest = p.timestamp;
   return latest;
 }
 
@@ -90,7 +92,7 @@ export class CleanupJob {
       if (this.#checkedSeq.get(customer) === state.seq) return null;
       const started = performance.now();
       const ledger = state.ledger;
-      const latest = latestConsumptionTime(ledger.toJSON(), ledger.pending());
+      const latest = latestConsumptionTime(ledger.toJSON());
       const horizon = latest - this.#grace;
       if (latest < 0 || horizon <= ledger.horizon) {
         this.#checkedSeq.set(customer, state.seq);

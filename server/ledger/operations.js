@@ -177,8 +177,12 @@ function consumeUnguarded(state, input) {
 function voidGrantUnguarded(state, { grantId }) {
   if (state.voided.has(grantId)) return { result: { status: 200, body: { applied: true, blockingEventId: null } }, entries: NONE };
   const ledger = state.ledger;
-  const grant = ledger.burnDown(grantId);
-  if (grant === null) throw notFound(`voidGrant: no grant ${JSON.stringify(grantId)}`);
+  // An id the package refuses (empty, too long, malformed): both calls check it first, with
+  // the same check; the void's own call names the void in the 400 (the read would name
+  // burnDown), and changes nothing.
+  const grant = unlessRefused(() => ledger.burnDown(grantId));
+  if (grant === undefined) ledger.voidGrant(grantId);
+  if (grant == null) throw notFound(`voidGrant: no grant ${JSON.stringify(grantId)}`);
   const r = ledger.voidGrant(grantId);
   let entries = NONE;
   if (r.applied) {

@@ -24,7 +24,13 @@ import { unavailable } from '../errors.js';
 import { CustomerLedger } from './customer-ledger.js';
 import { unheldIds } from './operations.js';
 
-const MAX_CONFLICT_RETRIES = 5;
+// A request whose commit lost the race for its customer's head to another instance runs
+// again on the caught-up ledger, after a random wait that doubles with each loss (up to
+// 64 ms): two instances writing one customer at once then take turns instead of losing
+// again and again. It gets 503 only after MAX_CONFLICT_RETRIES losses (at most 1.6 s of
+// waiting, 0.8 s on average).
+const MAX_CONFLICT_RETRIES = 30;
+const conflictBackoffMs = (losses) => Math.random() * 2 ** Math.min(losses, 6);
 
 class Slot {
   state = null; // CustomerLedger once loaded
@@ -334,6 +340,7 @@ export class LedgerService {
     } finally {
       this.#flushing.delete(done);
     }
+    const backoff = new Map(); // slot → ms to wait before running its lost requests again
     if (failure === null) {
       let events = 0;
       let i = 0;
@@ -363,8 +370,10 @@ export class LedgerService {
       const retry = [];
       for (const answer of batch.answers) {
         const task = answer[1];
-        if (conflict && task.conflicts++ < MAX_CONFLICT_RETRIES) retry.push(answer);
-        else if (failure instanceof CommitInDoubtError) {
+        if (conflict && task.conflicts++ < MAX_CONFLICT_RETRIES) {
+          retry.push(answer);
+          backoff.set(answer[0], Math.max(backoff.get(answer[0]) ?? 0, conflictBackoffMs(task.conflicts)));
+        } else if (failure instanceof CommitInDoubtError) {
           task.reject(
             unavailable(
               'the store lost its connection while committing this request, which may or may not be applied: send it again (an identical retry is answered as such)',
@@ -374,7 +383,11 @@ export class LedgerService {
       }
       for (let i = retry.length - 1; i >= 0; i--) retry[i][0].waiting.unshift(retry[i][1]);
     }
-    for (const slot of batch.groups.keys()) this.#pump(slot);
+    for (const slot of batch.groups.keys()) {
+      const wait = backoff.get(slot);
+      if (wait === undefined) this.#pump(slot);
+      else setTimeout(() => this.#pump(slot), wait);
+    }
     if (this.#open !== null) this.#scheduleFlush(this.#open);
     this.#evictOverBudget(false);
   }

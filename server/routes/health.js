@@ -1,4 +1,10 @@
-// GET /healthz: the process is up and its store answers.
+// GET /healthz: the process is up and its store answers (a query, at most PING_MS): 200
+// { status: 'ok' }, else 503 UNAVAILABLE with Retry-After, so that a proxy checking it
+// takes an instance whose database is unreachable out of rotation.
+import { unavailable } from '../errors.js';
+
+const PING_MS = 2000;
+
 export default async function health(fastify) {
   fastify.get(
     '/healthz',
@@ -6,6 +12,19 @@ export default async function health(fastify) {
       schema: { hide: true, response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } },
       config: { rateLimit: false },
     },
-    async () => ({ status: 'ok' }),
+    async () => {
+      let timer;
+      const late = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer in ${PING_MS} ms`)), PING_MS);
+      });
+      try {
+        await Promise.race([fastify.store.ping(), late]);
+      } catch (error) {
+        throw unavailable(`the store does not answer (${error.message}); retry`);
+      } finally {
+        clearTimeout(timer);
+      }
+      return { status: 'ok' };
+    },
   );
 }

@@ -51,8 +51,11 @@ export const consistency = {
   description: 'strong (default) or cached; see the README, "Consistency"',
 };
 
-/** The querystring of a read without other parameters: the optional consistency (others are ignored). */
-export const consistencyQuery = { type: 'object', properties: { consistency } };
+/** The querystring of a read without other parameters: the optional consistency, nothing else. */
+export const consistencyQuery = { type: 'object', properties: { consistency }, additionalProperties: false };
+
+/** The querystring of a write: none (an unknown field is a 400, in the query as in the body). */
+export const noQuery = { type: 'object', properties: {}, additionalProperties: false };
 
 /** A querystring of time parameters, all required (and the optional consistency). */
 export function timeQuery(...names) {

@@ -1,4 +1,4 @@
-import { allocations, amount, consistencyQuery, errors, ledgerId, params, time } from './common.js';
+import { allocations, amount, consistencyQuery, errors, ledgerId, noQuery, params, time } from './common.js';
 
 export const consumptionInput = {
   type: 'object',
@@ -32,6 +32,7 @@ export const consume = {
   tags: ['consumptions'],
   summary: 'Consume credits: accepted, rejected with a reason (200), or queued',
   params: params(),
+  querystring: noQuery,
   body: consumptionInput,
   response: { 200: consumptionAnswer, ...errors(409, 413, 422) },
 };
@@ -69,6 +70,7 @@ export const cancelPending = {
   tags: ['consumptions'],
   summary: 'Cancel a queued consumption (404 when it is not queued)',
   params: params('eventId'),
+  querystring: noQuery,
   response: {
     200: {
       type: 'object',

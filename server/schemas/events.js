@@ -1,4 +1,4 @@
-import { errors, params } from './common.js';
+import { errors, noQuery, params } from './common.js';
 import { consumptionAnswerFields, consumptionInput } from './consumptions.js';
 import { grantAnswerFields, grantInput } from './grants.js';
 
@@ -27,6 +27,7 @@ export const applyEvents = {
   tags: ['events'],
   summary: `Up to ${MAX_EVENTS} grants and consumptions, applied in order and committed in one transaction`,
   params: params(),
+  querystring: noQuery,
   body: {
     type: 'object',
     properties: {

@@ -1,4 +1,4 @@
-import { amount, consistencyQuery, errors, grantFieldNames, grantFields, ledgerId, params, time, timeQuery } from './common.js';
+import { amount, consistencyQuery, errors, grantFieldNames, grantFields, ledgerId, noQuery, params, time, timeQuery } from './common.js';
 
 export const grantInput = {
   type: 'object',
@@ -24,6 +24,7 @@ export const addGrant = {
   tags: ['grants'],
   summary: 'Add a grant (201 first add, 200 identical retry, 409 DUPLICATE_ID)',
   params: params(),
+  querystring: noQuery,
   body: grantInput,
   response: { 200: grantAnswer, 201: grantAnswer, ...errors(409, 413, 422) },
 };
@@ -77,6 +78,7 @@ export const voidGrant = {
   tags: ['grants'],
   summary: 'Void a grant unless that unfunds an accepted consumption (writer; no body)',
   params: params('grantId'),
+  querystring: noQuery,
   response: { 200: { type: 'object', properties: changeFields, required: ['applied', 'blockingEventId'] }, ...errors(404, 409) },
 };
 
@@ -84,6 +86,7 @@ export const setGrantEnd = {
   tags: ['grants'],
   summary: "Move a grant's end: early expiry (refused if it unfunds) or extension (writer)",
   params: params('grantId'),
+  querystring: noQuery,
   body: { type: 'object', properties: { endTime: time }, required: ['endTime'], additionalProperties: false },
   response: {
     200: {

@@ -107,6 +107,8 @@
  *                                     `document` as the snapshot at the new last seq (dropping older ones), move
  *                                     every log row up to it to the archive, delete the packs whose range starts at
  *                                     or before it; resolves to that seq
+ *   ping(): Promise<void>              resolves when the store answers a query (GET /healthz), rejects when
+ *                                     it cannot
  *   close(): Promise<void>
  */
 

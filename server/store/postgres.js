@@ -365,6 +365,15 @@ export class PostgresStore {
     return seq;
   }
 
+  async ping() {
+    const { client, done } = await this.#checkout();
+    try {
+      await client.query('SELECT 1');
+    } finally {
+      done();
+    }
+  }
+
   async close() {
     await this.#pool.end();
   }

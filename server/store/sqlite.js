@@ -302,6 +302,11 @@ export class SqliteStore {
     return found === undefined ? null : { amount: found.amount, timestamp: found.timestamp };
   }
 
+  async ping() {
+    if (this.#db === null) throw new Error('the store is closed');
+    this.#sql.head.get('');
+  }
+
   async close() {
     this.#closing = true;
     const thread = this.#thread;

@@ -143,6 +143,32 @@ const BAD = [
   ['customer id over 4096 characters', 'GET', `/v1/customers/${'a'.repeat(5000)}/balance?at=1`, {}, 400, 'INVALID_ARGUMENT', 'customerId'],
   ['grant id over 4096 characters', 'GET', `${base}/grants/${'g'.repeat(5000)}`, {}, 400, 'INVALID_ARGUMENT', 'grantId'],
   ['cancel of a consumption not queued', 'DELETE', `${base}/pending/c1`, {}, 404, 'NOT_FOUND'],
+  // An unknown field in the query string is one too, on every route.
+  ['unknown query field on a write', 'POST', `${base}/grants?foo=1`, { body: grant }, 400, 'INVALID_ARGUMENT', 'foo'],
+  [
+    'consistency on a write',
+    'POST',
+    `${base}/consumptions?consistency=cached`,
+    { body: consumption },
+    400,
+    'INVALID_ARGUMENT',
+    'consistency',
+  ],
+  [
+    'unknown query field on a batch',
+    'POST',
+    `${base}/events?x=1`,
+    { body: { events: [{ type: 'grant', ...grant }] } },
+    400,
+    'INVALID_ARGUMENT',
+    'x',
+  ],
+  ['unknown query field on a void', 'POST', `${base}/grants/late/void?x=1`, {}, 400, 'INVALID_ARGUMENT', 'x'],
+  ['unknown query field on an end change', 'PATCH', `${base}/grants/late?x=1`, { body: { endTime: 9 } }, 400, 'INVALID_ARGUMENT', 'x'],
+  ['unknown query field on a cancel', 'DELETE', `${base}/pending/q1?x=1`, {}, 400, 'INVALID_ARGUMENT', 'x'],
+  ['unknown query field on a read', 'GET', `${base}/ledger?x=1`, {}, 400, 'INVALID_ARGUMENT', 'x'],
+  // The void refuses an id the package refuses in its own words.
+  ['void of an id over 1,024 bytes', 'POST', `${base}/grants/${'v'.repeat(1025)}/void`, {}, 400, 'INVALID_ARGUMENT', 'voidGrant: grantId'],
   ['batch without events', 'POST', `${base}/events`, { body: { events: [] } }, 400, 'INVALID_ARGUMENT', 'events'],
   [
     'batch of 1,001 events',

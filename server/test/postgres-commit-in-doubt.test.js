@@ -92,7 +92,7 @@ test('a COMMIT whose answer is lost is acknowledged; one that never arrived is r
   }
 });
 
-test('a store that cannot be read fails the requests that need it; cached reads keep answering from the cache', async () => {
+test('a store that cannot be read fails the requests that need it and /healthz; cached reads keep answering from the cache', async () => {
   const store = new PostgresStore(server.url.replace(`:${server.port}/`, `:${proxy.port}/`));
   await store.open();
   const app = await buildApp({ store, keys: KEYS, limits: { maxEventLoopDelay: 0 } });
@@ -105,8 +105,14 @@ test('a store that cannot be read fails the requests that need it; cached reads 
     assert.equal((await post('grants', { grantId: 'g', amount: 100, startTime: 0, endTime: 100 })).statusCode, 201);
     assert.equal((await post('consumptions', { eventId: 'c1', amount: 10, timestamp: 1 })).statusCode, 200);
     assert.deepEqual(await balance(''), [200, 90]);
+    const health = async () => {
+      const r = await app.inject({ method: 'GET', url: '/healthz' });
+      return [r.statusCode, r.json().status ?? r.json().error.code, r.headers['retry-after']];
+    };
+    assert.deepEqual(await health(), [200, 'ok', undefined]);
     proxy.setDown(true);
     try {
+      assert.deepEqual(await health(), [503, 'UNAVAILABLE', '1'], 'a proxy checking /healthz takes the instance out');
       assert.deepEqual(await balance('&consistency=cached'), [200, 90], 'a cached read needs no store');
       assert.deepEqual(await balance(''), [503, 'UNAVAILABLE'], 'a strong read cannot catch up');
       assert.deepEqual(await balance('&consistency=cached'), [200, 90], 'the failed catch-up kept the cached ledger');
@@ -114,6 +120,7 @@ test('a store that cannot be read fails the requests that need it; cached reads 
       proxy.setDown(false);
     }
     assert.deepEqual(await balance(''), [200, 90], 'back once the store is');
+    assert.deepEqual(await health(), [200, 'ok', undefined]);
     assert.equal((await post('consumptions', { eventId: 'c2', amount: 5, timestamp: 2 })).json().accepted, true);
     assert.deepEqual(await balance(''), [200, 85]);
   } finally {

@@ -238,3 +238,29 @@ test(
     }
   },
 );
+
+test(
+  'one customer written through two instances at once: every write is committed, none given up (lost races wait and run again)',
+  { timeout: 60_000 },
+  async () => {
+    const clients = [pinned(0), pinned(1)];
+    const base = '/v1/customers/contended';
+    const TOTAL = 600;
+    const statuses = {};
+    let next = 0;
+    const writer = async () => {
+      for (let i = next++; i < TOTAL; i = next++) {
+        // request(): one attempt, so that a 503 shows here instead of being retried.
+        const r = await clients[i % 2].request('POST', `${base}/grants`, { grantId: `g${i}`, amount: 1, startTime: 0, endTime: 100 });
+        statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: WRITERS }, writer));
+      assert.deepEqual(statuses, { 201: TOTAL });
+      for (const client of clients) assert.equal((await client.request('GET', `${base}/balance?at=50`)).body.balance, TOTAL);
+    } finally {
+      for (const client of clients) client.close();
+    }
+  },
+);

@@ -6,22 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { buildApp } from '../app.js';
-import { SqliteStore } from '../store/sqlite.js';
-import { ADMIN, KEYS, client, startApp, tempDir } from './helpers.js';
+import { appWithCleanup, client, startApp, tempDir } from './helpers.js';
 
 const BASE = '/v1/customers/acme';
 const C1 = { eventId: 'c1', amount: 5, timestamp: 10 };
-
-// An in-process app over a fresh SQLite file whose cleanup job runs when asked (runOnce),
-// with this grace; `inject` sends as the admin.
-async function appWithCleanup(grace) {
-  const store = new SqliteStore(join(tempDir(), 'ledger.db'));
-  await store.open();
-  const app = await buildApp({ store, keys: KEYS, limits: { maxEventLoopDelay: 0 }, cleanup: { grace, intervalMs: 3_600_000 } });
-  const inject = (method, url, payload) => app.inject({ method, url, payload, headers: { authorization: `Bearer ${ADMIN}` } });
-  return { app, inject };
-}
 
 // g-long funds c1; g-short (ending first, valid at 10) then arrives and takes its draws.
 async function acceptThenMove(c) {

@@ -38,9 +38,8 @@ export async function runCleanupScenario(t, storeKit, seed) {
     const before = new Map();
     for (const customer of customers) {
       const doc = await get(app, customer, '/ledger');
-      const { pending } = await get(app, customer, '/pending');
-      // The job's clock: the latest consumption time, accepted or queued.
-      const latest = Math.max(...doc.consumptions.map((c) => c.timestamp), ...pending.map((p) => p.timestamp));
+      // The job's clock: the latest accepted consumption time (queued ones do not count).
+      const latest = Math.max(...doc.consumptions.map((c) => c.timestamp));
       horizons.set(customer, latest - GRACE);
       before.set(customer, await view(app, customer, latest - GRACE));
     }
