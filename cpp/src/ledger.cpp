@@ -114,9 +114,14 @@ Status Ledger::insertGrant(std::string_view grantId, int64_t amount, int64_t sta
   const uint32_t idHash = IdIndex::hash(grantId);
   const uint32_t existing = grants_->ids.find(grantId, idHash);
   if (existing != IdIndex::kNotFound) {
-    const bool same = grants_->amount[existing] == amount &&
-                      grants_->startTime[existing] == startTime &&
-                      grants_->endTime[existing] == endTime;
+    // Compared as the fresh ledger of compact() holds them: a carried grant keeps its own
+    // start in the table (horizon.cpp) but starts at the horizon there, with the credit
+    // left at it as its amount (what grantsAt and burnDown show), and that add is its
+    // identical retry. Before any horizon (0) the starts compare as they are.
+    const bool same =
+        grants_->amount[existing] == amount &&
+        std::max(grants_->startTime[existing], horizon_) == std::max(startTime, horizon_) &&
+        grants_->endTime[existing] == endTime;
     if (!same) return Status::kDuplicateId;
     startReallocations();  // an identical retry: returns kOk and changes nothing
     return Status::kOk;

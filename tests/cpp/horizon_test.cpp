@@ -107,6 +107,24 @@ TEST_P(HorizonTest, AHorizonBeyondEveryEventDropsEverything) {
   EXPECT_TRUE(consume("c1", 5, 1001));
 }
 
+// compact(h) leaves the fresh ledger of its definition: there a carried grant starts at h
+// with the credit left at h, and that add is its identical retry (what grantsAt shows).
+TEST_P(HorizonTest, ACarriedGrantsAddAsTheFreshLedgerHoldsItIsAnIdenticalRetry) {
+  SetUpExample();
+  compact(8);  // g1: 100 on [0, 10], 80 drawn at 6 -> 20 on [8, 10]
+  const std::string before = state();
+  EXPECT_EQ(ledger.addGrant("g1", 20, 8, 10), Status::kOk);
+  EXPECT_EQ(state(), before);
+  EXPECT_EQ(ledger.addGrant("g1", 21, 8, 10), Status::kDuplicateId);
+  EXPECT_EQ(ledger.addGrant("g1", 20, 9, 10), Status::kDuplicateId);
+  EXPECT_EQ(ledger.addGrant("g1", 20, 8, 11), Status::kDuplicateId);
+  EXPECT_EQ(ledger.addGrant("g1", 100, 0, 10), Status::kBeforeHorizon);  // its first add
+  // g2: 50 on [5, 15], nothing drawn from it before 8 -> 50 on [8, 15]
+  EXPECT_EQ(ledger.addGrant("g2", 50, 8, 15), Status::kOk);
+  EXPECT_EQ(ledger.addGrant("g2", 50, 5, 15), Status::kBeforeHorizon);
+  EXPECT_EQ(state(), before);
+}
+
 TEST_P(HorizonTest, EveryCallThatNeedsThePastIsRefusedAndChangesNothing) {
   SetUpExample();
   gcl::SubmitOutcome queued{};

@@ -127,6 +127,13 @@ describe('compact', () => {
     expect(thrown(() => ledger.compact(-1))).toBeInstanceOf(RangeError);
     expect(thrown(() => ledger.compact('9'))).toBeInstanceOf(TypeError);
     expect(observe(ledger)).toEqual(before);
+    // A carried grant's add as grantsAt shows it (the fresh ledger's: start 8, the credit
+    // left at 8) is its identical retry there, and here; other parameters are a duplicate.
+    expect(ledger.grantsAt(8).find((g) => g.grantId === 'g1')).toMatchObject({ amount: 20, startTime: 8, endTime: 10 });
+    ledger.addGrant('g1', 20, 8, 10);
+    expect(observe(ledger)).toEqual(before);
+    expect(thrown(() => ledger.addGrant('g1', 20, 9, 10)).code).toBe('DUPLICATE_ID');
+    expect(observe(ledger)).toEqual(before);
     // What the rules allow still works: a grant that started after 8, an end change that
     // passes no other grant that started before 8.
     expect(ledger.setGrantEnd('g1', 12)).toMatchObject({ applied: true });
