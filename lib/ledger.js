@@ -22,7 +22,7 @@ import { LedgerError } from './errors.js';
 import { PendingListeners } from './pending.js';
 import { checkSnapshot, makeEntryReaders, parseSnapshot, readSnapshotHead, refuse, writeSnapshot } from './snapshot.js';
 import { makeStatusErrors } from './status.js';
-import { makeChecks, maxSafeText } from './validate.js';
+import { isWellFormed, makeChecks, maxSafeText } from './validate.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -103,7 +103,10 @@ export function makeApi(module) {
 
   // An applyBatch event into runBatch's `slot`: each field read once (a getter cannot hand
   // the checks one value and the load another) and checked as its single call checks it,
-  // in the same order.
+  // in the same order. As fromJSON's readers do (lib/snapshot.js), the common case is
+  // tested inline and the checks run only for an event that fails the test: each test
+  // implies its checks pass.
+  const maxIdUnits = MAX_ID_BYTES / 3; // a UTF-16 unit is at most 3 UTF-8 bytes
   function readBatchEvent(event, i, slot) {
     if (typeof event !== 'object' || event === null || Array.isArray(event)) {
       throw new TypeError(`applyBatch: events[${i}] must be an object, got ${notAnObject(event)}`);
@@ -111,11 +114,22 @@ export function makeApi(module) {
     const kind = event.kind;
     if (kind === 'grant') {
       const grantId = event.grantId;
-      checkId('addGrant', 'grantId', grantId);
+      if (!(typeof grantId === 'string' && grantId.length > 0 && grantId.length <= maxIdUnits && isWellFormed(grantId))) {
+        checkId('addGrant', 'grantId', grantId);
+      }
       const amount = event.amount;
       const startTime = event.startTime;
       const endTime = event.endTime;
-      checkGrantValues(amount, startTime, endTime);
+      const fits =
+        Number.isSafeInteger(amount) &&
+        amount >= 1 &&
+        amount <= MAX_SAFE &&
+        Number.isSafeInteger(startTime) &&
+        Number.isSafeInteger(endTime) &&
+        startTime >= 0 &&
+        startTime <= endTime &&
+        endTime <= MAX_SAFE;
+      if (!fits) checkGrantValues(amount, startTime, endTime);
       slot[0] = BATCH_GRANT;
       slot[1] = grantId;
       slot[2] = amount;
@@ -123,10 +137,19 @@ export function makeApi(module) {
       slot[4] = endTime;
     } else if (kind === 'consume') {
       const eventId = event.eventId;
-      checkId('consume', 'eventId', eventId);
+      if (!(typeof eventId === 'string' && eventId.length > 0 && eventId.length <= maxIdUnits && isWellFormed(eventId))) {
+        checkId('consume', 'eventId', eventId);
+      }
       const amount = event.amount;
       const timestamp = event.timestamp;
-      checkConsumeValues(amount, timestamp);
+      const fits =
+        Number.isSafeInteger(amount) &&
+        amount >= 1 &&
+        amount <= MAX_SAFE &&
+        Number.isSafeInteger(timestamp) &&
+        timestamp >= 0 &&
+        timestamp <= MAX_SAFE;
+      if (!fits) checkConsumeValues(amount, timestamp);
       slot[0] = BATCH_CONSUME;
       slot[1] = eventId;
       slot[2] = amount;
@@ -528,14 +551,14 @@ export function makeApi(module) {
       // One pass: each entry is checked as it is staged (makeEntryReaders), and repeated
       // ids are left to the core's counts. When anything fails, the full check, which
       // defines the first error of a document, runs and throws it (checkSnapshot).
-      const strict = () => checkSnapshot(doc, checks);
+      const strict = () => checkSnapshot(doc, checks, { MAX_ID_BYTES, MAX_SAFE });
       const horizon = readSnapshotHead(doc, checks);
       const { grants, consumptions } = doc;
       if (!Array.isArray(grants) || !Array.isArray(consumptions)) {
         strict(); // throws: a list that is not an array is one of its errors
         throw refuse('grants and consumptions must be arrays');
       }
-      const read = makeEntryReaders(checks, horizon);
+      const read = makeEntryReaders(checks, horizon, { MAX_ID_BYTES, MAX_SAFE });
       const ledger = new GPULedger();
       /** @type {Error | null} */
       let invalid = null; // an entry's error

@@ -27,7 +27,7 @@ function utf8Bytes(text) {
   return bytes;
 }
 
-const isWellFormed =
+export const isWellFormed =
   typeof String.prototype.isWellFormed === 'function'
     ? (text) => text.isWellFormed()
     : (text) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);

@@ -35,17 +35,19 @@ class ArrayPool {
                   sizeof(T*));
       return array;
     }
-    if (blocks_.empty() || used_ + size > blockItems_) {
-      // The blocks grow from a sixteenth of kBlockItems, doubling up to it: a small ledger
-      // (a service caches many) holds a few small blocks, not one of kBlockItems.
-      const size_t next = blocks_.empty() ? kBlockItems / 16 : 2 * blockItems_;
-      blockItems_ = std::max(size, std::min(kBlockItems, next));
-      blocks_.push_back(std::make_unique<T[]>(blockItems_));
-      used_ = 0;
-    }
+    if (blocks_.empty() || used_ + size > blockItems_) newBlock(size);
     T* const carved = blocks_.back().get() + used_;
     used_ += size;
     return carved;
+  }
+  // Out of line: rare, and kept out of the engine's hot paths that allocate draw lists.
+  __attribute__((noinline)) void newBlock(size_t size) {
+    // The blocks grow from a sixteenth of kBlockItems, doubling up to it: a small ledger
+    // (a service caches many) holds a few small blocks, not one of kBlockItems.
+    const size_t next = blocks_.empty() ? kBlockItems / 16 : 2 * blockItems_;
+    blockItems_ = std::max(size, std::min(kBlockItems, next));
+    blocks_.push_back(std::make_unique<T[]>(blockItems_));
+    used_ = 0;
   }
   void release(T* array, size_t sizeClass) {
     if (sizeClass == kUnpooled) {

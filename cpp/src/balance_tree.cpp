@@ -4,6 +4,18 @@
 
 namespace gcl {
 
+__attribute__((noinline)) void BalanceTree::growFirstBlock() {
+  const uint32_t grown = firstBlockLeaves_ == 0 ? 1 : 2 * firstBlockLeaves_;
+  auto block = std::make_unique<Leaf[]>(grown);
+  if (leafBlocks_.empty()) {
+    leafBlocks_.push_back(std::move(block));
+  } else {
+    std::copy(leafBlocks_[0].get(), leafBlocks_[0].get() + firstBlockLeaves_, block.get());
+    leafBlocks_[0] = std::move(block);
+  }
+  firstBlockLeaves_ = grown;
+}
+
 void BalanceTree::add(int64_t time, int64_t delta) {
   total_ += delta;
   if (addThroughFinger(time, delta)) return;

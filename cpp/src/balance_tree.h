@@ -100,17 +100,7 @@ class BalanceTree {
     }
     return leafCount_++;
   }
-  void growFirstBlock() {
-    const uint32_t grown = firstBlockLeaves_ == 0 ? 1 : 2 * firstBlockLeaves_;
-    auto block = std::make_unique<Leaf[]>(grown);
-    if (leafBlocks_.empty()) {
-      leafBlocks_.push_back(std::move(block));
-    } else {
-      std::copy(leafBlocks_[0].get(), leafBlocks_[0].get() + firstBlockLeaves_, block.get());
-      leafBlocks_[0] = std::move(block);
-    }
-    firstBlockLeaves_ = grown;
-  }
+  void growFirstBlock();  // balance_tree.cpp: rare, out of line
 
   std::vector<std::unique_ptr<Leaf[]>> leafBlocks_;
   uint32_t leafCount_ = 0;

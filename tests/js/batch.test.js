@@ -25,12 +25,18 @@ function randomEvent(random, i) {
       startTime,
       endTime: startTime + Math.floor(random() * 30),
     };
-    if (roll < 0.06) grant[pick(['grantId', 'amount', 'startTime', 'endTime'])] = pick(['', -1, 1.5, '3', null, 2 ** 53]);
+    if (roll < 0.06) {
+      grant[pick(['grantId', 'amount', 'startTime', 'endTime'])] = pick(['', -1, 1.5, '3', null, 2 ** 53, 2 ** 53 - 1, 0, Number.NaN]);
+    }
+    // Ids around the byte limit (1,024): over a third of it in units, at and over it in bytes, a lone surrogate.
+    if (roll > 0.26) grant.grantId = pick(['x'.repeat(400), 'é'.repeat(512), 'é'.repeat(513), 'g\uD800', '😀'.repeat(256)]);
     if (roll < 0.08) grant.endTime = startTime - 1;
     return grant;
   }
   const consumption = { kind: 'consume', eventId: id('c'), amount: 1 + Math.floor(random() * 6), timestamp: time() };
-  if (roll < 0.34) consumption[pick(['eventId', 'amount', 'timestamp'])] = pick(['', 0, -2, 0.5, undefined, 'x'.repeat(300)]);
+  if (roll < 0.34)
+    consumption[pick(['eventId', 'amount', 'timestamp'])] = pick(['', 0, -2, 0.5, undefined, 'x'.repeat(300), 2 ** 53, Number.NaN]);
+  if (roll > 0.97) consumption.eventId = pick(['x'.repeat(400), 'é'.repeat(512), 'é'.repeat(513), 'c\uDC00', '😀'.repeat(257)]);
   if (i % 50 === 49) consumption.amount = 2 ** 53 - 1; // never fundable
   return consumption;
 }
