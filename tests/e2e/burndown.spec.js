@@ -6,7 +6,7 @@ const SCENARIO = 'preset=seed1&ops=s,c4,30,12;g,g3,30,12,20;s,c5,500,14&t=6';
 const drawRows = (page) => page.$$eval('#burn-draws tbody tr', (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent).join(' ')));
 
 test('clicking a grant bar opens its burn-down; void and early end are refused, naming the draw', async ({ page }) => {
-  await open(page, SCENARIO);
+  await open(page, SCENARIO, '?marks=canvas'); // the outline is read from the canvas
   await expect(page.locator('#burn-panel')).toBeHidden();
   // g1 is valid on 0..10: click its bar at t = 2.
   await page.mouse.click((await tickCentre(page, '#timeline', '2')) + 5, await rowCentre(page, 'g1'));

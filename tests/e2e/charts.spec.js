@@ -1,6 +1,7 @@
-// The charts: bars, markers and the balance curve painted on canvases under Plot's
-// axes (checked by the colours on screen), the same marks as Plot SVG with ?marks=svg,
-// the cursor, the hover tip and the layout at 1280 and 390 px wide.
+// The charts: a small ledger's marks as Plot SVG elements (one bar per grant, a dot per
+// draw, the curve), a large one's painted on canvases under Plot's axes (checked here with
+// ?marks=canvas, by the colours on screen), the cursor, the hover tip and the layout at
+// 1280 and 390 px wide.
 import { expect, open, pixelAt, rowCentre, test, tickCentre } from './fixtures.js';
 
 const COLORS = { drawn: [0x43, 0x38, 0xca], remaining: [0xc7, 0xd2, 0xfe], accepted: [0x0f, 0x76, 0x6e], rejected: [0xdc, 0x26, 0x26] };
@@ -14,7 +15,7 @@ async function markerRow(page, row) {
 }
 
 test('canvas marks: grant bars drawn then left, markers filled when accepted, hollow when rejected', async ({ page }) => {
-  await open(page, 'preset=seed1&t=0');
+  await open(page, 'preset=seed1&t=0', '?marks=canvas');
   await expect(page.locator('#timeline .layered').first()).toHaveAttribute('data-bars', '2');
   await expect(page.locator('#timeline .layered').nth(1)).toHaveAttribute('data-markers', '3');
   const g1 = await rowCentre(page, 'g1');
@@ -43,7 +44,7 @@ test('canvas marks: grant bars drawn then left, markers filled when accepted, ho
 });
 
 test('the balance curve is painted at the exact balance', async ({ page }) => {
-  await open(page, 'preset=seed1&t=0');
+  await open(page, 'preset=seed1&t=0', '?marks=canvas');
   // balance(t) = 100 on 0..4: the curve's line crosses t = 2 at the height of the "100" tick.
   const x = await tickCentre(page, '#balance-chart', '2');
   const tick = page.locator('#balance-chart svg [aria-label="y-axis tick label"] text', { hasText: /^100$/ });
@@ -57,9 +58,11 @@ test('the balance curve is painted at the exact balance', async ({ page }) => {
   expect(near(await pixelAt(page, x, fifty.y + fifty.height / 2), COLORS.drawn)).toBe(false);
 });
 
-test('?marks=svg draws the same marks as Plot SVG elements', async ({ page }) => {
-  await open(page, 'preset=seed1', '?marks=svg');
+test('a small ledger is drawn as Plot SVG marks: a bar per grant, a dot per draw, the balance curve', async ({ page }) => {
+  await open(page, 'preset=seed1');
+  await expect(page.locator('#timeline svg g[aria-label="bar"] rect')).toHaveCount(2);
   await expect(page.locator('#timeline svg g.grant-bars rect')).toHaveCount(2);
+  await expect(page.locator('#balance-chart svg g[aria-label="line"]')).toHaveCount(1);
   const fills = await page.$$eval('#timeline svg g.consumption-markers circle', (dots) => dots.map((c) => c.getAttribute('fill')));
   expect(fills).toHaveLength(3);
   expect(fills.filter((f) => f === 'none')).toHaveLength(1);

@@ -33,7 +33,7 @@ test('finalizing before t drops what ended and what came before, and says what',
 });
 
 test('after finalizing, calls that need the past are refused inline and change nothing', async ({ page }) => {
-  await open(page, `${SCENARIO.replace('&t=12', ';h,8&t=12')}`);
+  await open(page, `${SCENARIO.replace('&t=12', ';h,8&t=12')}`, '?marks=canvas'); // the curve is read from the canvas
   const before = await stats(page);
   await submit(page, 'consume', { eventId: 'c9', amount: 1, timestamp: 7 });
   await expect(page.locator('#consume-form .form-error')).toContainText('needs history before the finality horizon');

@@ -34,6 +34,9 @@ test('the random preset loads 1,000 grants and 10,000 consumptions, and opens a 
   expect(counts.accepted + counts.rejected).toBe(10_000);
   expect(counts.rejected).toBeGreaterThan(0);
   await expect(page.locator('#timeline-caption')).toContainText('1,000 of 1,000 grants in view, packed into');
+  // 11,000 marks: painted on canvases under Plot's axes, not an SVG element each.
+  await expect(page.locator('#timeline svg g.grant-bars rect')).toHaveCount(0);
+  await expect(page.locator('#timeline canvas').first()).toBeAttached();
   // Headroom at the cursor is at most the balance there (later draws may reserve some).
   const balance = Number(await page.getAttribute('#balance-readout', 'data-value'));
   const room = Number(await headroom(page));

@@ -36,11 +36,10 @@ export const state = {
   renders: 0,
   /** the grant whose burn-down panel is open */
   selectedGrant: null,
-  /**
-   * How the charts draw their many marks: 'canvas' (under Plot's SVG axes), or 'svg'
-   * (Plot marks, as first written) with ?marks=svg in the address, to compare speed.
-   */
-  marks: new URLSearchParams(location.search).get('marks') === 'svg' ? 'svg' : 'canvas',
+  /** ?marks=svg or ?marks=canvas in the address: how the charts draw their marks (marksFor), else null. */
+  marks: ['svg', 'canvas'].includes(new URLSearchParams(location.search).get('marks'))
+    ? new URLSearchParams(location.search).get('marks')
+    : null,
   /** (pointer event) => the grant id of the bar under it, or null; set by the timeline panel */
   grantAt: null,
 };
@@ -60,6 +59,21 @@ export function setStatus(text) {
 }
 
 /** Redraws the charts for the current view (and the cursor on them). */
+/** Marks (grants and draws) up to which the charts draw them as Plot SVG elements. */
+export const SVG_MARKS_LIMIT = 2000;
+
+/**
+ * How the charts draw the session's marks: as Plot SVG marks (a bar per grant, a dot per
+ * draw, the curve as a line and an area) while the ledger is small, and painted on a
+ * canvas under Plot's SVG axes once it holds more than SVG_MARKS_LIMIT (the random preset:
+ * 1,000 grants and 10,000 draws), where an element per mark made each redraw several
+ * times slower. ?marks=svg or ?marks=canvas fixes one (to compare their speed).
+ */
+export function marksFor(session) {
+  if (state.marks !== null) return state.marks;
+  return session.grants.size + session.attempts.length <= SVG_MARKS_LIMIT ? 'svg' : 'canvas';
+}
+
 export function redrawCharts() {
   state.domain = state.view ?? fullDomain(state.session);
   state.width = $('chart-stack').clientWidth;

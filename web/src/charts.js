@@ -156,7 +156,20 @@ function grantsChart(session, domain, width, pxPerUnit, { marks, selected }) {
           }),
           Plot.barX(
             rows.filter((g) => g.drawn > 0 && g.drawn < g.amount),
-            { x1: 'startTime', x2: 'drawnEnd', y: 'row', fill: COLORS.drawn, clip: true, className: 'grant-overlay' },
+            // Named apart (its group's aria-label), so that the bars ("bar") are one per grant.
+            {
+              x1: 'startTime',
+              x2: 'drawnEnd',
+              y: 'row',
+              fill: COLORS.drawn,
+              clip: true,
+              className: 'grant-overlay',
+              render: (index, scales, values, dimensions, context, next) => {
+                const g = next(index, scales, values, dimensions, context);
+                g.setAttribute('aria-label', 'drawn part');
+                return g;
+              },
+            },
           ),
         ]
       : [];

@@ -1,13 +1,13 @@
 // The timeline: one bar per grant over its window (drawn part dark), and the draws
 // (accepted, rejected, queued) as markers underneath, on the balance chart's x scale.
-import { $, on, state } from '../app.js';
+import { $, marksFor, on, state } from '../app.js';
 import { timelineCharts } from '../charts.js';
 
 const box = $('timeline');
 
 on('view', () => {
   const { charts, caption } = timelineCharts(state.session, state.domain, Math.max(280, state.width), {
-    marks: state.marks,
+    marks: marksFor(state.session),
     selected: state.selectedGrant,
   });
   // A chart whose axes did not change comes back as the same element, repainted.
