@@ -101,8 +101,10 @@ function addGrantUnguarded(state, input) {
     if (now === null) return archivedOutcome(loggedGrantAnswer(logged, input));
     // A grant carried across the horizon (shown from the horizon on; the ledger refuses any
     // add before it): the first add's amount and start with the end it has now is an
-    // identical retry too (for a grant that starts at the horizon, the package's own rule).
-    if (ledger.horizon !== 0 && now[1] <= ledger.horizon) {
+    // identical retry too (for a grant that starts at the horizon, the package's own rule),
+    // and so is the grant as the ledger shows it now (start at the horizon, the credit left
+    // there: the package's identical retry, docs/semantics.md), which the package answers.
+    if (ledger.horizon !== 0 && now[1] <= ledger.horizon && !sameGrant(now, input)) {
       const same = sameGrant([logged.amount, logged.t1, now[2]], input);
       return archivedOutcome(same ? loggedGrantAnswer({ ...logged, t2: endTime }, input) : loggedGrantAnswer(logged, input));
     }

@@ -2,6 +2,7 @@
 // { status: 'ok' }, else 503 UNAVAILABLE with Retry-After, so that a proxy checking it
 // takes an instance whose database is unreachable out of rotation.
 import { unavailable } from '../errors.js';
+import { errorBody } from '../schemas/common.js';
 
 const PING_MS = 2000;
 
@@ -9,7 +10,12 @@ export default async function health(fastify) {
   fastify.get(
     '/healthz',
     {
-      schema: { hide: true, response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } },
+      schema: {
+        tags: ['operations'],
+        summary: 'Health: 200 when the store answers a query within 2 s, else 503 UNAVAILABLE with Retry-After (no key needed)',
+        security: [],
+        response: { 200: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] }, 503: errorBody },
+      },
       config: { rateLimit: false },
     },
     async () => {

@@ -77,6 +77,6 @@ export const cancelPending = {
       properties: { eventId: { type: 'string' }, cancelled: { type: 'boolean' } },
       required: ['eventId', 'cancelled'],
     },
-    ...errors(404),
+    ...errors(404, 413),
   },
 };

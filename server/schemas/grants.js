@@ -76,10 +76,10 @@ const changeFields = { applied: { type: 'boolean' }, blockingEventId: { type: ['
 
 export const voidGrant = {
   tags: ['grants'],
-  summary: 'Void a grant unless that unfunds an accepted consumption (writer; no body)',
+  summary: 'Void a grant unless that unfunds an accepted consumption (writer; no body, or {})',
   params: params('grantId'),
   querystring: noQuery,
-  response: { 200: { type: 'object', properties: changeFields, required: ['applied', 'blockingEventId'] }, ...errors(404, 409) },
+  response: { 200: { type: 'object', properties: changeFields, required: ['applied', 'blockingEventId'] }, ...errors(404, 409, 413) },
 };
 
 export const setGrantEnd = {

@@ -53,8 +53,10 @@ const SQL = {
          UNION ALL SELECT ${ENTRY} FROM log WHERE customer_id = $1 AND seq > $2 ORDER BY seq`,
   entryAt: `SELECT kind, id FROM log WHERE customer_id = $1 AND seq = $2
             UNION ALL SELECT kind, id FROM archive WHERE customer_id = $1 AND seq = $2`,
-  findEntries: `SELECT id, amount, t1, t2, allocations FROM log WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])
-                UNION ALL SELECT id, amount, t1, t2, allocations FROM archive WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])`,
+  // In seq order: an id may be queued (`submit`) again after a cancel; the latest counts.
+  findEntries: `SELECT id, amount, t1, t2, allocations, seq FROM log WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])
+                UNION ALL SELECT id, amount, t1, t2, allocations, seq FROM archive WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])
+                ORDER BY seq`,
   findSubmit: `SELECT amount, t1, seq FROM log WHERE customer_id = $1 AND kind = 'submit' AND id = $2
                UNION ALL SELECT amount, t1, seq FROM archive WHERE customer_id = $1 AND kind = 'submit' AND id = $2
                ORDER BY seq DESC LIMIT 1`,
@@ -336,8 +338,8 @@ export class PostgresStore {
   async findEntries(customer, kind, ids) {
     const { rows } = await this.#pool.query({ name: 'findEntries', text: SQL.findEntries, values: [customer, kind, ids.map(encodeId)] });
     const found = new Map();
-    for (const { id, allocations, ...entry } of rows) {
-      found.set(decodeId(id), { ...entry, allocations: decodeAllocations(allocations) });
+    for (const { id, amount, t1, t2, allocations } of rows) {
+      found.set(decodeId(id), { amount, t1, t2, allocations: decodeAllocations(allocations) }); // the latest seq last
     }
     return found;
   }

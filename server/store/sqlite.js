@@ -121,13 +121,15 @@ export class SqliteStore {
       ),
       // Retries of events a compacted ledger no longer holds (the cleanup job archived them).
       // One statement per kind, the kind written out, so that both arms use the kind's
-      // partial index on (customer, id).
+      // partial index on (customer, id). The latest entry: an id may be queued (`submit`)
+      // again after a cancel, and the latest submission is the one that counts.
       findEntry: Object.fromEntries(
         ['grant', 'consume', 'submit'].map((kind) => [
           kind,
           db.prepare(
-            `SELECT amount, t1, t2, allocations FROM log WHERE customer = ? AND kind = '${kind}' AND id = ?
-             UNION ALL SELECT amount, t1, t2, allocations FROM archive WHERE customer = ? AND kind = '${kind}' AND id = ? LIMIT 1`,
+            `SELECT amount, t1, t2, allocations, seq FROM log WHERE customer = ? AND kind = '${kind}' AND id = ?
+             UNION ALL SELECT amount, t1, t2, allocations, seq FROM archive WHERE customer = ? AND kind = '${kind}' AND id = ?
+             ORDER BY seq DESC LIMIT 1`,
           ),
         ]),
       ),
@@ -173,7 +175,8 @@ export class SqliteStore {
     const found = new Map();
     for (const id of ids) {
       const entry = this.#sql.findEntry[kind].get(customer, id, customer, id);
-      if (entry !== undefined) found.set(id, { ...entry, allocations: decodeAllocations(entry.allocations) });
+      if (entry !== undefined)
+        found.set(id, { amount: entry.amount, t1: entry.t1, t2: entry.t2, allocations: decodeAllocations(entry.allocations) });
     }
     return found;
   }

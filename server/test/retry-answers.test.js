@@ -150,6 +150,61 @@ test("after a compaction, a carried grant's retry may have its end now; a droppe
       'K, carried: its first add and its end now are retries, another end is not',
     );
     assert.deepEqual([await add(dropped), await add({ ...dropped, endTime: 70 })], [200, 409], "D, dropped: its first add's only");
+    // K as GET shows it (from the horizon, with what was left there) is the package's identical retry.
+    const shown = (await inject('GET', `${BASE}/grants/K`)).json();
+    assert.deepEqual([shown.amount, shown.startTime, shown.endTime], [10, 4900, 9000]);
+    assert.equal(await add({ grantId: 'K', amount: 10, startTime: 4900, endTime: 9000 }), 200, 'K as GET shows it');
+    assert.equal(await add({ grantId: 'K', amount: 9, startTime: 4900, endTime: 9000 }), 409);
+  } finally {
+    await app.close();
+  }
+});
+
+test('a batch event refused before the horizon is answered as its single call: a later event of the batch logging the id does not answer it', async () => {
+  const { app, inject } = await appWithCleanup(10);
+  try {
+    assert.equal((await inject('POST', `${BASE}/grants`, { grantId: 'g', amount: 100, startTime: 0, endTime: 1000 })).statusCode, 201);
+    assert.equal((await inject('POST', `${BASE}/consumptions`, { eventId: 'c', amount: 1, timestamp: 60 })).statusCode, 200);
+    assert.equal((await app.cleanup.runOnce())[0].horizon, 50);
+    const batch = await inject('POST', `${BASE}/events`, {
+      events: [
+        { type: 'consumption', eventId: 'late', amount: 1, timestamp: 49 }, // before the horizon: BEFORE_HORIZON
+        { type: 'consumption', eventId: 'late', amount: 1, timestamp: 50 }, // logged
+        { type: 'consumption', eventId: 'late', amount: 1, timestamp: 49 }, // now 'late' is logged: DUPLICATE_ID
+        { type: 'grant', grantId: 'h', amount: 5, startTime: 40, endTime: 90 }, // BEFORE_HORIZON
+        { type: 'grant', grantId: 'h', amount: 5, startTime: 50, endTime: 90 }, // 201
+        { type: 'grant', grantId: 'h', amount: 5, startTime: 40, endTime: 90 }, // DUPLICATE_ID
+      ],
+    });
+    assert.deepEqual(
+      batch.json().results.map((r) => [r.status, r.error?.code ?? null]),
+      [
+        [409, 'BEFORE_HORIZON'],
+        [200, null],
+        [409, 'DUPLICATE_ID'],
+        [409, 'BEFORE_HORIZON'],
+        [201, null],
+        [409, 'DUPLICATE_ID'],
+      ],
+    );
+  } finally {
+    await app.close();
+  }
+});
+
+test('an id queued, cancelled and queued again: after a compaction its latest submission is the one that counts', async () => {
+  const { app, inject } = await appWithCleanup(10);
+  const post = (route, body) => inject('POST', `${BASE}/${route}`, body);
+  try {
+    assert.equal((await post('consumptions', { eventId: 'a', amount: 5, timestamp: 10, queue: true })).json().queued, true);
+    assert.equal((await inject('DELETE', `${BASE}/pending/a`)).statusCode, 200);
+    assert.equal((await post('consumptions', { eventId: 'a', amount: 7, timestamp: 20, queue: true })).json().queued, true);
+    assert.deepEqual((await post('grants', { grantId: 'g', amount: 100, startTime: 0, endTime: 1000 })).json().acceptedPending, ['a']);
+    assert.equal((await post('consumptions', { eventId: 'c', amount: 1, timestamp: 60 })).statusCode, 200);
+    assert.equal((await app.cleanup.runOnce())[0].horizon, 50);
+    const code = async (body) => (await post('consumptions', body)).json().error?.code ?? 'OK';
+    assert.equal(await code({ eventId: 'a', amount: 5, timestamp: 10 }), 'DUPLICATE_ID', 'the cancelled parameters');
+    assert.equal(await code({ eventId: 'a', amount: 7, timestamp: 20 }), 'BEFORE_HORIZON', 'the latest submission: the refusal stands');
   } finally {
     await app.close();
   }

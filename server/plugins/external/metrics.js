@@ -89,7 +89,8 @@ async function metrics(fastify) {
     requests.inc({ route: request.routeOptions.url ?? 'unknown', method: request.method, status: reply.statusCode });
   });
 
-  fastify.get('/metrics', { schema: { hide: true }, config: { rateLimit: false } }, async (request, reply) => {
+  const schema = { tags: ['operations'], summary: 'Prometheus metrics, text exposition format (no key needed)', security: [] };
+  fastify.get('/metrics', { schema, config: { rateLimit: false } }, async (request, reply) => {
     reply.type(registry.contentType);
     return registry.metrics();
   });

@@ -14,7 +14,11 @@ async function openapi(fastify) {
       security: [{ bearer: [] }],
     },
   });
-  fastify.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () => fastify.swagger());
+  fastify.get(
+    '/openapi.json',
+    { schema: { tags: ['operations'], summary: 'This OpenAPI document (no key needed)', security: [] }, config: { rateLimit: false } },
+    async () => fastify.swagger(),
+  );
 }
 
 export default fp(openapi, { name: 'swagger' });

@@ -34,10 +34,23 @@ export async function answer(fastify, request, reply, op, input) {
   return body;
 }
 
+// A batch event refused with BEFORE_HORIZON, answered as its single call would be: then
+// the store held what it held before the batch (looked up before it ran: LedgerService,
+// state.archived) and what the batch's earlier events logged. So the store is asked only
+// when an earlier event logged the same id; an entry a later event logged must not answer
+// it (its single call came first).
 async function answerArchivedEvents(store, customer, events, results) {
   for (let i = 0; i < results.length; i++) {
     if (results[i].error?.code !== 'BEFORE_HORIZON') continue;
-    const archived = await archivedAnswer(store, customer, events[i].type, events[i]);
+    const event = events[i];
+    const id = event.type === 'grant' ? event.grantId : event.eventId;
+    const loggedBefore = events.slice(0, i).some((earlier, j) => {
+      if (earlier.type !== event.type || (earlier.type === 'grant' ? earlier.grantId : earlier.eventId) !== id) return false;
+      const r = results[j];
+      return earlier.type === 'grant' ? r.status === 201 : earlier.dryRun !== true && (r.accepted === true || r.queued === true);
+    });
+    if (!loggedBefore) continue;
+    const archived = await archivedAnswer(store, customer, event.type, event);
     if (archived !== null) results[i] = { status: archived.status, ...archived.body };
   }
 }
