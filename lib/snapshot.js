@@ -111,17 +111,16 @@ export function readSnapshotHead(doc, { checkTime }) {
  * The common case is tested inline first, each part guarding the check it stands for:
  * an entry that passes calls no check at all. Cold code (a process that loads a snapshot
  * before V8 has optimised the loop) pays for every call per entry, and the checks took
- * a dozen: a tenth of a cold fromJSON of 10^5 entries (README, *Cold start*). Each test
+ * a dozen: a tenth of a cold fromJSON of 10^5 entries (README, *Entry checks inline*). Each test
  * implies its check passes (its converse is not needed: an id longer than MAX_ID_BYTES / 3
  * units fails the test and goes to checkId, which counts its bytes), and the keys it
  * accepts are isGrantKey's and isConsumptionKey's.
  */
 export function makeEntryReaders({ checkId, checkAmount, checkTime, checkWindow }, horizon, { MAX_ID_BYTES, MAX_SAFE }) {
   const maxIdUnits = MAX_ID_BYTES / 3; // a UTF-16 unit is at most 3 UTF-8 bytes
-  const isObject = (entry) => typeof entry === 'object' && entry !== null && !Array.isArray(entry);
   return {
     grant(entry, i, slot) {
-      let plain = isObject(entry);
+      let plain = isPlainObject(entry);
       if (plain) {
         for (const key in entry) {
           if (key !== 'grantId' && key !== 'amount' && key !== 'startTime' && key !== 'endTime' && Object.hasOwn(entry, key)) plain = false;
@@ -161,7 +160,7 @@ export function makeEntryReaders({ checkId, checkAmount, checkTime, checkWindow 
       slot[4] = endTime;
     },
     consumption(entry, i, slot) {
-      let plain = isObject(entry);
+      let plain = isPlainObject(entry);
       if (plain) {
         for (const key in entry) {
           if (key !== 'eventId' && key !== 'amount' && key !== 'timestamp' && Object.hasOwn(entry, key)) plain = false;

@@ -4,11 +4,11 @@
 //
 // For one customer, in its own turn (service.exclusive: a current ledger, nothing
 // uncommitted, no other request running): horizon = latest accepted consumption time -
-// grace; if
-// that moves the horizon forward, compact the cached ledger, and in ONE store transaction
-// append a `compact` log entry (so every other instance applies the same horizon when it
-// catches up), store the compacted ledger as the customer's snapshot at that seq, and move
-// the log rows up to it to the archive (kept for audit, never deleted). Rebuilds then
+// grace; if that moves the horizon forward, compact the cached ledger, and in ONE store
+// transaction append a `compact` log entry (so every other instance applies the same
+// horizon when it catches up), store the compacted ledger as the customer's snapshot at
+// that seq, and move the log rows up to it to the archive (kept for audit, never
+// deleted). Rebuilds then
 // start from that snapshot. If the store refuses (another instance wrote first, or a
 // failure), the service drops the compacted ledger and rebuilds it from the store.
 //
