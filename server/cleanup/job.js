@@ -8,9 +8,9 @@
 // transaction append a `compact` log entry (so every other instance applies the same
 // horizon when it catches up), store the compacted ledger as the customer's snapshot at
 // that seq, and move the log rows up to it to the archive (kept for audit, never
-// deleted). Rebuilds then
-// start from that snapshot. If the store refuses (another instance wrote first, or a
-// failure), the service drops the compacted ledger and rebuilds it from the store.
+// deleted). Rebuilds then start from that snapshot. If the store refuses (another
+// instance wrote first, or a failure), the service drops the compacted ledger and
+// rebuilds it from the store.
 //
 // Grace is in the ledger's time units and relative to the customer's own latest accepted
 // consumption (its usage clock), not to grant times (a grant for next year must not make
