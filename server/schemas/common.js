@@ -65,9 +65,22 @@ export function timeQuery(...names) {
   return { type: 'object', properties, required: names, additionalProperties: false };
 }
 
+// What each error status means, for the OpenAPI document (README, "Errors").
+const ERROR_TEXTS = {
+  400: 'INVALID_ARGUMENT: bad JSON, a wrong type, an out-of-range value, an unknown field or a bad id (the message names the field)',
+  401: 'UNAUTHENTICATED: no valid "Authorization: Bearer <key>" header',
+  403: "FORBIDDEN: the key's role or customer list does not allow this",
+  404: 'NOT_FOUND',
+  409: 'DUPLICATE_ID (the id is taken with other parameters) or BEFORE_HORIZON (needs history a compaction made final)',
+  413: 'PAYLOAD_TOO_LARGE: a body over 1 MiB',
+  422: "LIMIT_EXCEEDED: the ledger's event limit",
+  429: 'RATE_LIMITED: too many requests for this key; Retry-After says when to retry',
+  503: 'UNAVAILABLE: the store failed, the service is stopping or overloaded; Retry-After says when to retry',
+};
+
 /** The error answers a customer route may give, for the OpenAPI document. */
 export function errors(...statuses) {
   const out = {};
-  for (const status of [400, 401, 403, 429, 503, ...statuses]) out[status] = errorBody;
+  for (const status of [400, 401, 403, 429, 503, ...statuses]) out[status] = { ...errorBody, description: ERROR_TEXTS[status] };
   return out;
 }
