@@ -77,12 +77,7 @@ class IdIndex {
     const size_t last = chunkOf(ends_.back());
     if (last < chunks_.size()) {
       std::string& chunk = chunks_[last];
-      const size_t need = std::min(kChunkBytes, chunk.size() + bytes);
-      if (need > chunk.capacity()) {
-        arenaBytes_ -= chunk.capacity();
-        chunk.reserve(std::min(kChunkBytes, std::max(need, 2 * chunk.capacity())));
-        arenaBytes_ += chunk.capacity();
-      }
+      growChunk(&chunk, std::min(kChunkBytes, chunk.size() + bytes));
     }
     chunks_.reserve(chunkOf(ends_.back() + bytes + bytes / kChunkBytes * kMaxPadding) + 1);
     reserveMore(ends_, count);
@@ -184,14 +179,17 @@ class IdIndex {
     const size_t k = chunkOf(begin);
     if (k == chunks_.size()) chunks_.emplace_back();
     std::string& chunk = chunks_[k];  // holds exactly the bytes of its chunk before `begin`
-    if (chunk.size() + size > chunk.capacity()) {
-      // Doubling, but never past a chunk: no allocation of the arena passes kChunkBytes.
-      arenaBytes_ -= chunk.capacity();
-      chunk.reserve(std::min(kChunkBytes, std::max(chunk.size() + size, 2 * chunk.capacity())));
-      arenaBytes_ += chunk.capacity();
-    }
+    growChunk(&chunk, chunk.size() + size);
     chunk.append(id);
     return begin + size;
+  }
+  // Room for `need` bytes in `chunk` (need <= kChunkBytes): doubling, but never past a
+  // chunk, so no allocation of the arena passes kChunkBytes; arenaBytes_ follows.
+  void growChunk(std::string* chunk, size_t need) {
+    if (need <= chunk->capacity()) return;
+    arenaBytes_ -= chunk->capacity();
+    chunk->reserve(std::min(kChunkBytes, std::max(need, 2 * chunk->capacity())));
+    arenaBytes_ += chunk->capacity();
   }
 
   std::vector<std::string> chunks_;

@@ -23,8 +23,7 @@
  *
  * ## Retries
  * A `consume` entry also stores, in a column of its own (`allocations`, allocations.js's
- * text; not
- * part of the tuples a rebuild reads), the allocations the consumption's first answer
+ * text; not part of the tuples a rebuild reads), the allocations the consumption's first answer
  * gave: an identical retry repeats that answer, even after a backdated change moved its
  * draws (LedgerService; the ledger itself reports the draws as they are now). A commit
  * group's `consume` entries carry them as a sixth element; `findEntries` returns them
@@ -135,3 +134,12 @@ export class CommitInDoubtError extends Error {
 
 /** Every entry kind, in one place (store schemas and replay use these names). */
 export const KINDS = Object.freeze(['grant', 'consume', 'submit', 'void', 'end', 'cancel', 'compact']);
+
+/**
+ * Store#findConsumption for both stores, from their findEntry: the accepted entry, else
+ * the latest submission (an id may be queued again after a cancel).
+ */
+export async function findConsumptionEntry(store, customer, eventId) {
+  const entry = (await store.findEntry(customer, 'consume', eventId)) ?? (await store.findEntry(customer, 'submit', eventId));
+  return entry === null ? null : { amount: entry.amount, timestamp: entry.t1 };
+}

@@ -10,7 +10,7 @@
 // distribution column) each one is routed to a single shard unchanged. The hot statements
 // are named: each connection parses and plans them once.
 import pg from 'pg';
-import { CommitInDoubtError, StoreConflictError } from './interface.js';
+import { CommitInDoubtError, findConsumptionEntry, StoreConflictError } from './interface.js';
 import { migrate } from './postgres-migrations.js';
 import { completedRanges, decodePack, encodePack, PACK_ROWS } from './packs.js';
 import { decodeAllocations } from './allocations.js';
@@ -57,9 +57,6 @@ const SQL = {
   findEntries: `SELECT id, amount, t1, t2, allocations, seq FROM log WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])
                 UNION ALL SELECT id, amount, t1, t2, allocations, seq FROM archive WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])
                 ORDER BY seq`,
-  findSubmit: `SELECT amount, t1, seq FROM log WHERE customer_id = $1 AND kind = 'submit' AND id = $2
-               UNION ALL SELECT amount, t1, seq FROM archive WHERE customer_id = $1 AND kind = 'submit' AND id = $2
-               ORDER BY seq DESC LIMIT 1`,
   saveSnapshot: 'INSERT INTO snapshots (customer_id, seq, horizon, document) VALUES ($1, $2, $3, $4)',
   archive: `INSERT INTO archive (customer_id, ${ENTRY}, allocations)
             SELECT customer_id, ${ENTRY}, allocations FROM log WHERE customer_id = $1 AND seq <= $2`,
@@ -328,10 +325,7 @@ export class PostgresStore {
   }
 
   async findConsumption(customer, eventId) {
-    const consumed = await this.findEntry(customer, 'consume', eventId);
-    if (consumed !== null) return { amount: consumed.amount, timestamp: consumed.t1 };
-    const { rows } = await this.#pool.query(SQL.findSubmit, [customer, encodeId(eventId)]);
-    return rows.length === 0 ? null : { amount: rows[0].amount, timestamp: rows[0].t1 };
+    return findConsumptionEntry(this, customer, eventId);
   }
 
   /** The parameters of the `kind` entry with this id, in the log or the archive (retries after compaction). */

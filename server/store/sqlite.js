@@ -4,7 +4,7 @@
 // so an acknowledged write survives a crash of the process or the machine.
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { CommitInDoubtError, StoreConflictError } from './interface.js';
+import { CommitInDoubtError, findConsumptionEntry, StoreConflictError } from './interface.js';
 import { configure, makeCommit } from './sqlite-commit.js';
 import { decodePack, PACK_ROWS } from './packs.js';
 import { decodeAllocations } from './allocations.js';
@@ -114,11 +114,6 @@ export class SqliteStore {
       pack: db.prepare('SELECT last_seq, body FROM packs WHERE customer = ? AND first_seq = ?').raw(true),
       // A pack whose range starts at or before a compaction's seq lost rows to the archive.
       dropPacks: db.prepare('DELETE FROM packs WHERE customer = ? AND first_seq <= ?'),
-      // Log or archive: after a cleanup pass, consumptions at or after the horizon may be archived.
-      consumed: db.prepare(
-        `SELECT amount, t1 AS timestamp FROM log WHERE customer = @customer AND id = @id AND kind = 'consume'
-         UNION ALL SELECT amount, t1 AS timestamp FROM archive WHERE customer = @customer AND id = @id AND kind = 'consume'`,
-      ),
       // Retries of events a compacted ledger no longer holds (the cleanup job archived them).
       // One statement per kind, the kind written out, so that both arms use the kind's
       // partial index on (customer, id). The latest entry: an id may be queued (`submit`)
@@ -141,11 +136,6 @@ export class SqliteStore {
       unlog: db.prepare('DELETE FROM log WHERE customer = ? AND seq <= ?'),
       // Older snapshots are derived data (the archive keeps the history): only the latest is read.
       dropOldSnapshots: db.prepare('DELETE FROM snapshots WHERE customer = ? AND seq < ?'),
-      submitted: db.prepare(
-        `SELECT amount, t1 AS timestamp, seq FROM log WHERE customer = @customer AND id = @id AND kind = 'submit'
-         UNION ALL SELECT amount, t1 AS timestamp, seq FROM archive WHERE customer = @customer AND id = @id AND kind = 'submit'
-         ORDER BY seq DESC LIMIT 1`,
-      ),
     };
     // This connection's commit serves the cleanup job; the group commit goes through the
     // commit thread (sqlite-commit-thread.js), which has its own connection.
@@ -300,9 +290,7 @@ export class SqliteStore {
   }
 
   async findConsumption(customer, eventId) {
-    const key = { customer, id: eventId };
-    const found = this.#sql.consumed.get(key) ?? this.#sql.submitted.get(key);
-    return found === undefined ? null : { amount: found.amount, timestamp: found.timestamp };
+    return findConsumptionEntry(this, customer, eventId);
   }
 
   async ping() {

@@ -21,6 +21,8 @@ export const $ = (id) => /** @type {any} */ (document.getElementById(id));
 /** At most this many rows in the burn-down draws table and the queue list. */
 export const TABLE_LIMIT = 200;
 
+const marksParam = new URLSearchParams(location.search).get('marks');
+
 export const state = {
   /** @type {LedgerSession | null} */
   session: null,
@@ -37,9 +39,7 @@ export const state = {
   /** the grant whose burn-down panel is open */
   selectedGrant: null,
   /** ?marks=svg or ?marks=canvas in the address: how the charts draw their marks (marksFor), else null. */
-  marks: ['svg', 'canvas'].includes(new URLSearchParams(location.search).get('marks'))
-    ? new URLSearchParams(location.search).get('marks')
-    : null,
+  marks: ['svg', 'canvas'].includes(marksParam) ? marksParam : null,
   /** (pointer event) => the grant id of the bar under it, or null; set by the timeline panel */
   grantAt: null,
 };
@@ -58,7 +58,6 @@ export function setStatus(text) {
   $('status').textContent = text;
 }
 
-/** Redraws the charts for the current view (and the cursor on them). */
 /** Marks (grants and draws) up to which the charts draw them as Plot SVG elements. */
 export const SVG_MARKS_LIMIT = 2000;
 
@@ -74,6 +73,7 @@ export function marksFor(session) {
   return session.grants.size + session.attempts.length <= SVG_MARKS_LIMIT ? 'svg' : 'canvas';
 }
 
+/** Redraws the charts for the current view (and the cursor on them). */
 export function redrawCharts() {
   state.domain = state.view ?? fullDomain(state.session);
   state.width = $('chart-stack').clientWidth;

@@ -40,12 +40,12 @@ export async function answer(fastify, request, reply, op, input) {
 // when an earlier event logged the same id; an entry a later event logged must not answer
 // it (its single call came first).
 async function answerArchivedEvents(store, customer, events, results) {
+  const idOf = (event) => (event.type === 'grant' ? event.grantId : event.eventId);
   for (let i = 0; i < results.length; i++) {
     if (results[i].error?.code !== 'BEFORE_HORIZON') continue;
     const event = events[i];
-    const id = event.type === 'grant' ? event.grantId : event.eventId;
     const loggedBefore = events.slice(0, i).some((earlier, j) => {
-      if (earlier.type !== event.type || (earlier.type === 'grant' ? earlier.grantId : earlier.eventId) !== id) return false;
+      if (earlier.type !== event.type || idOf(earlier) !== idOf(event)) return false;
       const r = results[j];
       return earlier.type === 'grant' ? r.status === 201 : earlier.dryRun !== true && (r.accepted === true || r.queued === true);
     });
