@@ -388,9 +388,6 @@ bool IncrementalEngine::replayDecides(int64_t amount, int64_t timestamp) {
   return true;
 }
 
-// Rarely called (a dry run or a blocker past the short budget): compiled for size.
-GCL_COLD_CODE_BEGIN
-
 IncrementalEngine::Replayed IncrementalEngine::replayWith(int64_t amount, int64_t timestamp) const {
   // The replay that defines the ledger (docs/semantics.md), from `timestamp` on, with a new
   // consumption of `amount` there. Every consumption at or before `timestamp` precedes the
@@ -404,7 +401,8 @@ IncrementalEngine::Replayed IncrementalEngine::replayWith(int64_t amount, int64_
   const int64_t* times = timestamp_.data();
   const int64_t* amounts = amount_.data();
   Replayed out;
-  DrawOrderHeap valid(&grants_);  // each grant with what remains of it
+  DrawOrderHeap heap(&grants_);
+  LiveGrants valid(&grants_, &heap);  // each grant with what remains of it
   // In start order (ledgers that grow in time order add their grants so), the grants
   // starting later are a suffix of the table, and only the prefix before it is read here.
   const size_t startedBy =
@@ -430,30 +428,33 @@ IncrementalEngine::Replayed IncrementalEngine::replayWith(int64_t amount, int64_
   }
   size_t next = grantsInStartOrder_ ? startedBy : 0;
   const size_t end = grantsInStartOrder_ ? grants : byStart.size();
-  if (!drawFrom(timestamp, amount, &valid, nullptr)) {
-    out.newUnfunded = true;
-    return out;
-  }
+  // The new consumption first (no grant joins at its time: those valid there are in), then
+  // the later ones: one step in the loop, whose code is the replay's largest.
   const auto later = std::partition_point(order_.begin(), order_.end(),
                                           [&](uint32_t c) { return times[c] <= timestamp; });
-  for (auto it = later; it != order_.end(); ++it) {
+  int64_t time = timestamp;
+  int64_t need = amount;
+  for (auto it = later;; ++it) {
+    if (!drawFrom(time, need, &valid, nullptr)) {
+      if (it == later) {
+        out.newUnfunded = true;
+      } else {
+        out.blocker = it[-1];
+      }
+      return out;
+    }
+    if (it == order_.end()) return out;
     const uint32_t c = *it;
-    const int64_t time = times[c];
+    time = times[c];
+    need = amounts[c];
     for (; next < end; ++next) {
       const auto g = static_cast<uint32_t>(grantsInStartOrder_ ? next : byStart[next].value);
       if (startTime[g] > time) break;
       valid.push(g, grantAmount[g]);
     }
     ++out.work;
-    if (!drawFrom(time, amounts[c], &valid, nullptr)) {
-      out.blocker = c;
-      return out;
-    }
   }
-  return out;
 }
-
-GCL_COLD_CODE_END
 
 IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool commit,
                                                               size_t budget) {

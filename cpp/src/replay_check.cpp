@@ -9,28 +9,14 @@ GCL_COLD_CODE_BEGIN
 
 namespace gcl {
 
-bool drawFrom(int64_t time, int64_t need, DrawOrderHeap* valid, std::vector<Draw>* draws) {
-  while (need > 0) {
-    while (!valid->empty() && (valid->top().end < time || valid->top().remaining == 0)) {
-      valid->pop();
-    }
-    if (valid->empty()) return false;
-    LiveGrant& live = valid->top();
-    const int64_t take = std::min(need, live.remaining);
-    live.remaining -= take;
-    need -= take;
-    if (draws != nullptr) draws->push_back({live.grant, take});
-  }
-  return true;
-}
-
 size_t firstUnfunded(const GrantTable& grants, const std::vector<TimedAmount>& ordered,
                      std::vector<std::vector<Draw>>* draws) {
   if (draws != nullptr) draws->assign(ordered.size(), {});
   std::vector<SortKey> byStart(grants.size());  // (startTime, grant)
   for (uint32_t g = 0; g < grants.size(); ++g) byStart[g] = {grants.startTime[g], g};
   sortKeys(&byStart);
-  DrawOrderHeap valid(&grants);
+  DrawOrderHeap heap(&grants);
+  LiveGrants valid(&grants, &heap);  // pushed in start order
   size_t nextGrant = 0;
   for (size_t i = 0; i < ordered.size(); ++i) {
     const int64_t t = ordered[i].timestamp;

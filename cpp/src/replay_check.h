@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine.h"
+#include "gpu_credit_ledger/cold_code.h"
 #include "headroom.h"
 
 namespace gcl {
@@ -23,29 +24,35 @@ struct LiveGrant {
   uint32_t grant;
 };
 
+// Whether grant `a` comes after grant `b` in draw order (engine.h).
+inline bool drawnLater(const GrantTable& grants, const LiveGrant& a, const LiveGrant& b) {
+  return a.end != b.end ? a.end > b.end : grants.idBefore(b.grant, a.grant);
+}
+
 // A heap of grants whose top is the grant drawn first (draw order, engine.h): the replay's
 // live grants and the grants a preview lists. One heap type for all of them, so that the
 // module carries one copy of its code rather than a heap and a sort.
 class DrawOrderHeap {
  public:
-  explicit DrawOrderHeap(const GrantTable* grants) : later_{grants} {}
+  explicit DrawOrderHeap(const GrantTable* grants) : grants_(grants) {}
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
   // Its `remaining` may be changed in place: draw order does not depend on it.
   LiveGrant& top() { return heap_.front(); }
-  void push(uint32_t grant, int64_t remaining) {
-    const LiveGrant item{later_.grants->endTime[grant], remaining, grant};
+  // Out of line: one copy, for every live set that holds one (LiveGrants' second lane).
+  __attribute__((noinline)) void push(uint32_t grant, int64_t remaining) {
+    const LiveGrant item{grants_->endTime[grant], remaining, grant};
     size_t at = heap_.size();
     heap_.emplace_back();
     while (at > 0) {  // the hole moves up past every parent drawn later
       const size_t parent = (at - 1) / 2;
-      if (!later_(heap_[parent], item)) break;
+      if (!drawnLater(*grants_, heap_[parent], item)) break;
       heap_[at] = heap_[parent];
       at = parent;
     }
     heap_[at] = item;
   }
-  void pop() {
+  __attribute__((noinline)) void pop() {
     const LiveGrant last = heap_.back();
     heap_.pop_back();
     const size_t size = heap_.size();
@@ -54,8 +61,8 @@ class DrawOrderHeap {
     for (;;) {  // the hole at the top moves down past every child drawn before `last`
       size_t child = 2 * at + 1;
       if (child >= size) break;
-      if (child + 1 < size && later_(heap_[child], heap_[child + 1])) ++child;
-      if (!later_(last, heap_[child])) break;
+      if (child + 1 < size && drawnLater(*grants_, heap_[child], heap_[child + 1])) ++child;
+      if (!drawnLater(*grants_, last, heap_[child])) break;
       heap_[at] = heap_[child];
       at = child;
     }
@@ -63,14 +70,72 @@ class DrawOrderHeap {
   }
 
  private:
-  struct DrawnLater {
-    const GrantTable* grants;
-    bool operator()(const LiveGrant& a, const LiveGrant& b) const {
-      return a.end != b.end ? a.end > b.end : grants->idBefore(b.grant, a.grant);
-    }
-  };
-  DrawnLater later_;
+  const GrantTable* grants_;
   std::vector<LiveGrant> heap_;
+};
+
+// The live grants of a replay that receives them in start order: a queue, and a
+// DrawOrderHeap beside it. A grant that comes after the queue's newest in draw order joins
+// the queue's back, O(1); any other goes into the heap; the top is the first of the two
+// tops. Where windows do not nest, start order is draw order too (the chain of
+// docs/algorithms.md, fact 8), and a step touches no heap. Its state is plain fields, and
+// its own address is never handed on, so that the replay's loop, which inlines it, keeps
+// them in registers: a vector's fields are read and written through memory at each step,
+// and the step becomes a chain of waits for its own stores. The queue holds at most twice
+// what is in it, as a vector would.
+class LiveGrants {
+ public:
+  explicit LiveGrants(const GrantTable* grants, DrawOrderHeap* heap)
+      : grants_(grants), heap_(heap) {}
+  LiveGrants(const LiveGrants&) = delete;
+  LiveGrants& operator=(const LiveGrants&) = delete;
+  ~LiveGrants() { delete[] queue_; }
+  GCL_ALWAYS_INLINE bool empty() const { return head_ == tail_ && heap_->empty(); }
+  GCL_ALWAYS_INLINE LiveGrant& top() { return queueFirst() ? queue_[head_] : heap_->top(); }
+  GCL_ALWAYS_INLINE void pop() {
+    if (queueFirst()) {
+      ++head_;
+    } else {
+      heap_->pop();
+    }
+  }
+  GCL_ALWAYS_INLINE void push(uint32_t grant, int64_t remaining) {
+    const int64_t end = grants_->endTime[grant];
+    if (head_ != tail_ &&
+        (end < queue_[tail_ - 1].end ||
+         (end == queue_[tail_ - 1].end && !grants_->idBefore(queue_[tail_ - 1].grant, grant)))) {
+      heap_->push(grant, remaining);
+      return;
+    }
+    if (tail_ == capacity_) {  // the spent front goes, and the buffer doubles when half full
+      const size_t live = tail_ - head_;
+      LiveGrant* to = queue_;
+      if (2 * live >= capacity_) {
+        capacity_ = std::max<size_t>(64, 2 * capacity_);
+        to = new LiveGrant[capacity_];
+      }
+      std::copy(queue_ + head_, queue_ + tail_, to);
+      if (to != queue_) delete[] queue_;
+      queue_ = to;
+      head_ = 0;
+      tail_ = live;
+    }
+    LiveGrant& item = queue_[tail_++];  // field by field: no struct copy through memory
+    item.end = end;
+    item.remaining = remaining;
+    item.grant = grant;
+  }
+
+ private:
+  GCL_ALWAYS_INLINE bool queueFirst() const {
+    return head_ != tail_ && (heap_->empty() || drawnLater(*grants_, heap_->top(), queue_[head_]));
+  }
+  const GrantTable* grants_;
+  DrawOrderHeap* heap_;
+  LiveGrant* queue_ = nullptr;  // draw order from head_ to tail_
+  size_t head_ = 0;
+  size_t tail_ = 0;
+  size_t capacity_ = 0;
 };
 
 // `ordered` is in replay order. Returns the index of the first consumption left unfunded
@@ -80,11 +145,25 @@ class DrawOrderHeap {
 size_t firstUnfunded(const GrantTable& grants, const std::vector<TimedAmount>& ordered,
                      std::vector<std::vector<Draw>>* draws = nullptr);
 
-// One step of that replay: draws `need` at `time` from the live grants in `valid`,
-// earliest-expiring first, dropping the expired and the spent on the way; false if they run
-// out. With `draws`, each draw is appended to it. The incremental engine's replay from a
-// backdated call's time takes the same steps.
-bool drawFrom(int64_t time, int64_t need, DrawOrderHeap* valid, std::vector<Draw>* draws);
+// One step of that replay: draws `need` at `time` from the live grants in `valid` (a
+// DrawOrderHeap or LiveGrants), earliest-expiring first, dropping the expired and the spent
+// on the way; false if they run out. With `draws`, each draw is appended to it. The
+// incremental engine's replay from a backdated call's time takes the same steps.
+template <class Live>
+GCL_ALWAYS_INLINE bool drawFrom(int64_t time, int64_t need, Live* valid, std::vector<Draw>* draws) {
+  while (need > 0) {
+    while (!valid->empty() && (valid->top().end < time || valid->top().remaining == 0)) {
+      valid->pop();
+    }
+    if (valid->empty()) return false;
+    LiveGrant& live = valid->top();
+    const int64_t take = std::min(need, live.remaining);
+    live.remaining -= take;
+    need -= take;
+    if (draws != nullptr) draws->push_back({live.grant, take});
+  }
+  return true;
+}
 
 // Accepted consumption handles in replay order: (timestamp, acceptance order).
 std::vector<uint32_t> replayOrder(const Engine& engine, size_t count);

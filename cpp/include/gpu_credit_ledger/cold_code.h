@@ -17,4 +17,8 @@
 #define GCL_COLD_CODE_END
 #endif
 
+// A small function that must inline even into code compiled for size: the replay's step
+// and its live grants (src/replay_check.h), whose state then stays in registers.
+#define GCL_ALWAYS_INLINE inline __attribute__((always_inline))
+
 #endif  // GPU_CREDIT_LEDGER_COLD_CODE_H_
