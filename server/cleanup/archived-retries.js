@@ -22,9 +22,9 @@ export function loggedGrantAnswer(logged, { grantId, amount, startTime, endTime 
 /**
  * The answer to a consumption whose id the store logged as accepted (`consume`, `logged`
  * = { amount, t1, allocations }): its first answer's allocations, or [] for an entry
- * logged without them (a compacted consumption's draws are no longer itemised). Only
- * accepted entries are answered: a queued one (`submit`) before the horizon was either let
- * in or dropped by compact, and the log alone cannot tell which.
+ * logged without them (a compacted consumption's draws are no longer itemised, and a
+ * consumption let in from the queue is logged without them). Only accepted entries are
+ * answered here; loggedSubmissionAnswer answers an id logged only as queued.
  */
 export function loggedConsumptionAnswer(logged, { eventId, amount, timestamp }) {
   if (logged.amount !== amount || logged.t1 !== timestamp) return duplicate('consume', 'consumption', eventId);
@@ -34,11 +34,11 @@ export function loggedConsumptionAnswer(logged, { eventId, amount, timestamp }) 
 
 /**
  * The answer to a consumption whose id the store logged only as queued (`submit`,
- * `logged` = { amount, t1 }) and the compacted ledger no longer holds (let in or still
- * queued before the horizon, or cancelled): other parameters get 409 DUPLICATE_ID, the id
- * staying taken; for the same parameters, null: the request stands as the ledger answers it
- * (before the horizon, BEFORE_HORIZON: whether compaction found it accepted or still queued
- * is not in the log).
+ * `logged` = { amount, t1 }) and the compacted ledger no longer holds (still queued before
+ * the horizon, or cancelled; one let in was logged as `consume` too, and is answered by
+ * loggedConsumptionAnswer, except in logs written before those entries): other parameters
+ * get 409 DUPLICATE_ID, the id staying taken; for the same parameters, null: the request
+ * stands as the ledger answers it (before the horizon, BEFORE_HORIZON).
  */
 export function loggedSubmissionAnswer(logged, { eventId, amount, timestamp }) {
   if (logged.amount !== amount || logged.t1 !== timestamp) return duplicate('consume', 'consumption', eventId);

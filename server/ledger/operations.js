@@ -113,13 +113,26 @@ function addGrantUnguarded(state, input) {
   state.letIn = [];
   ledger.addGrant(grantId, amount, startTime, endTime);
   const added = ledger.grantCount > before;
+  const letIn = state.takeLetIn();
   return {
     result: {
       status: added ? 201 : 200,
-      body: { grantId, amount, startTime, endTime, acceptedPending: state.takeLetIn().map((c) => c.eventId) },
+      body: { grantId, amount, startTime, endTime, acceptedPending: letIn.map((c) => c.eventId) },
     },
-    entries: added ? [['grant', grantId, amount, startTime, endTime]] : NONE,
+    entries: added ? [['grant', grantId, amount, startTime, endTime], ...letInEntries(letIn)] : NONE,
   };
+}
+
+/**
+ * The log entries of the queued consumptions a change let in: a `consume` entry each,
+ * after the change's own, without allocations (their first answer was "queued"; a retry
+ * answers with their draws as they are then). Replayed, each is an identical retry of a
+ * consumption the change already let in, and charges nothing; it is what tells, after a
+ * compaction, that the consumption was accepted (GET, retries), where the `submit` entry
+ * alone cannot.
+ */
+function letInEntries(consumptions) {
+  return consumptions.map(({ eventId, amount, timestamp }) => ['consume', eventId, amount, timestamp, null]);
 }
 
 /** POST consumptions: tryConsume, or submit when `queue` is set and it cannot be funded now. */
@@ -199,10 +212,10 @@ function setGrantEndUnguarded(state, { grantId, endTime }) {
   if (state.voided.has(grantId)) throw notFound(`setGrantEnd: grant ${JSON.stringify(grantId)} was voided`);
   state.letIn = [];
   const r = state.ledger.setGrantEnd(grantId, endTime);
-  state.letIn = [];
+  const letIn = state.takeLetIn();
   return {
     result: { status: 200, body: { applied: r.applied, blockingEventId: r.blockingEventId, acceptedPending: r.acceptedPending } },
-    entries: r.applied ? [['end', grantId, null, null, endTime]] : NONE,
+    entries: r.applied ? [['end', grantId, null, null, endTime], ...letInEntries(letIn)] : NONE,
   };
 }
 

@@ -39,7 +39,7 @@ export const consume = {
 
 export const getConsumption = {
   tags: ['consumptions'],
-  summary: 'An accepted consumption and its current draws (404 when unknown, rejected or only queued)',
+  summary: 'An accepted consumption and its current draws (404 when unknown, rejected, queued, or dropped while queued)',
   params: params('eventId'),
   querystring: consistencyQuery,
   response: {

@@ -19,7 +19,10 @@
  * | `compact` | ''       | null   | horizon   | null    | `compact(t1)` (the cleanup job)   |
  *
  * A `void` entry carries the grant's parameters when it was voided, so that a retry of
- * the add is recognised after the grant is gone.
+ * the add is recognised after the grant is gone. A `grant` or `end` entry that let queued
+ * consumptions in is followed, in the same commit, by a `consume` entry for each (without
+ * allocations): replayed, each is an identical retry of a consumption its change already
+ * let in; after a compaction, it is what says the consumption was accepted.
  *
  * ## Retries
  * A `consume` entry also stores, in a column of its own (`allocations`, allocations.js's

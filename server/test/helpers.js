@@ -45,10 +45,10 @@ export async function startApp({ store, dir = tempDir(), limits = {}, keys = KEY
  * `node server/server.js` with a key file; resolves once it prints "listening on".
  * Load shedding is off unless `env` turns it on (see startApp).
  */
-// An in-process app over a fresh SQLite file whose cleanup job runs when asked (runOnce),
-// with this grace; `inject` sends as the admin.
-export async function appWithCleanup(grace) {
-  const store = new SqliteStore(join(tempDir(), 'ledger.db'));
+// An in-process app over a SQLite file (a fresh one, or the one in `dir`) whose cleanup
+// job runs when asked (runOnce), with this grace; `inject` sends as the admin.
+export async function appWithCleanup(grace, dir = tempDir()) {
+  const store = new SqliteStore(join(dir, 'ledger.db'));
   await store.open();
   const app = await buildApp({ store, keys: KEYS, limits: { maxEventLoopDelay: 0 }, cleanup: { grace, intervalMs: 3_600_000 } });
   const inject = (method, url, payload) => app.inject({ method, url, payload, headers: { authorization: `Bearer ${ADMIN}` } });

@@ -199,12 +199,52 @@ test('an id queued, cancelled and queued again: after a compaction its latest su
     assert.equal((await post('consumptions', { eventId: 'a', amount: 5, timestamp: 10, queue: true })).json().queued, true);
     assert.equal((await inject('DELETE', `${BASE}/pending/a`)).statusCode, 200);
     assert.equal((await post('consumptions', { eventId: 'a', amount: 7, timestamp: 20, queue: true })).json().queued, true);
-    assert.deepEqual((await post('grants', { grantId: 'g', amount: 100, startTime: 0, endTime: 1000 })).json().acceptedPending, ['a']);
+    assert.equal((await post('grants', { grantId: 'g', amount: 1, startTime: 55, endTime: 1000 })).json().acceptedPending.length, 0);
     assert.equal((await post('consumptions', { eventId: 'c', amount: 1, timestamp: 60 })).statusCode, 200);
     assert.equal((await app.cleanup.runOnce())[0].horizon, 50);
     const code = async (body) => (await post('consumptions', body)).json().error?.code ?? 'OK';
     assert.equal(await code({ eventId: 'a', amount: 5, timestamp: 10 }), 'DUPLICATE_ID', 'the cancelled parameters');
-    assert.equal(await code({ eventId: 'a', amount: 7, timestamp: 20 }), 'BEFORE_HORIZON', 'the latest submission: the refusal stands');
+    assert.equal(await code({ eventId: 'a', amount: 7, timestamp: 20 }), 'BEFORE_HORIZON', 'still queued when compacted: dropped');
+    assert.equal((await inject('GET', `${BASE}/consumptions/a`)).statusCode, 404);
+  } finally {
+    await app.close();
+  }
+});
+
+test('a consumption queued, let in by a grant or an end change, then compacted: GET and its retry answer it as accepted, also after a restart', async () => {
+  const dir = tempDir();
+  let { app, inject } = await appWithCleanup(10, dir);
+  const post = (route, body) => inject('POST', `${BASE}/${route}`, body);
+  const byGrant = { eventId: 'q1', amount: 7, timestamp: 20 };
+  const byEnd = { eventId: 'q2', amount: 4, timestamp: 30 };
+  try {
+    assert.equal((await post('grants', { grantId: 'short', amount: 4, startTime: 0, endTime: 25 })).statusCode, 201);
+    assert.equal((await post('grants', { grantId: 'spare', amount: 4, startTime: 0, endTime: 10 })).statusCode, 201);
+    for (const event of [byGrant, byEnd]) assert.equal((await post('consumptions', { ...event, queue: true })).json().queued, true);
+    assert.deepEqual((await post('grants', { grantId: 'g', amount: 3, startTime: 0, endTime: 25 })).json().acceptedPending, ['q1']);
+    const patched = await inject('PATCH', `${BASE}/grants/spare`, { endTime: 40 });
+    assert.deepEqual(patched.json().acceptedPending, ['q2']);
+    assert.equal((await post('grants', { grantId: 'later', amount: 10, startTime: 0, endTime: 1000 })).statusCode, 201);
+    assert.equal((await post('consumptions', { eventId: 'c', amount: 1, timestamp: 60 })).statusCode, 200);
+    const balance = (await inject('GET', `${BASE}/balance?at=60`)).json().balance;
+    assert.equal((await app.cleanup.runOnce())[0].horizon, 50);
+    for (let round = 0; round < 2; round++) {
+      const when = round === 0 ? 'after the compaction' : 'after a restart';
+      for (const event of [byGrant, byEnd]) {
+        const got = await inject('GET', `${BASE}/consumptions/${event.eventId}`);
+        assert.equal(got.statusCode, 200, `${event.eventId} ${when}: ${got.body}`);
+        assert.deepEqual(got.json(), { ...event, allocations: [] }, `${event.eventId} ${when}: final, not itemised`);
+        const retry = await post('consumptions', { ...event, queue: true });
+        assert.equal(retry.statusCode, 200, `${event.eventId} ${when}: ${retry.body}`);
+        assert.deepEqual([retry.json().accepted, retry.json().queued], [true, false], `${event.eventId} ${when}`);
+        assert.equal((await post('consumptions', { ...event, amount: event.amount + 1 })).json().error.code, 'DUPLICATE_ID');
+      }
+      assert.equal((await inject('GET', `${BASE}/balance?at=60`)).json().balance, balance, `${when}: nothing charged twice`);
+      if (round === 0) {
+        await app.close();
+        ({ app, inject } = await appWithCleanup(10, dir));
+      }
+    }
   } finally {
     await app.close();
   }

@@ -17,9 +17,9 @@ export default async function consumptions(fastify) {
     const draws = await answer(fastify, request, reply, allocations, eventId);
     if (draws === null) {
       // An accepted consumption that a compaction dropped is final; its draws are no longer
-      // itemised (its retry repeats its first answer, which the log kept). Queued
-      // consumptions are logged as `submit`, not looked up here: the log cannot say
-      // whether one was let in before the horizon.
+      // itemised (its retry repeats its first answer, which the log kept). A queued one
+      // let in by a change was logged as `consume` with it (operations.js, letInEntries);
+      // one dropped while still queued has only its `submit`, and is not found.
       const archived = await fastify.store.findEntry(customerId, 'consume', eventId);
       if (archived === null) throw notFound(`no accepted consumption ${JSON.stringify(eventId)}`);
       return { eventId, amount: archived.amount, timestamp: archived.t1, allocations: [] };
