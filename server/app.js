@@ -88,8 +88,9 @@ export async function buildApp({ store, keys, limits = {}, logger = false, reque
     });
   });
 
-  await app.register(metrics);
+  // The OpenAPI document takes in the routes registered after it, /metrics included.
   await app.register(swagger);
+  await app.register(metrics);
   await app.register(errors);
   await app.register(underPressure, {
     maxEventLoopDelay: limits.maxEventLoopDelay ?? 1000,

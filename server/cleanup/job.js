@@ -26,12 +26,13 @@ export function latestConsumptionTime(document) {
   return latest;
 }
 
-/** The snapshot document the store keeps (see store/interface.js): ledger, queue, voided grants. */
+/** The snapshot document the store keeps (see store/interface.js): ledger, queue, voided grants, cancels. */
 export function snapshotDocument(state) {
   return {
     ledger: state.ledger.toJSON(),
     pending: state.ledger.pending(),
     voidedGrants: [...state.voided].map(([grantId, [amount, startTime, endTime]]) => [grantId, amount, startTime, endTime]),
+    cancelled: [...state.cancelled],
   };
 }
 

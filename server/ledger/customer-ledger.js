@@ -75,6 +75,11 @@ export class CustomerLedger {
   queued = new Map();
   /** Voided grants: grantId → [amount, startTime, endTime]. Their ids stay taken: a retried add must not revive them. */
   voided = new Map();
+  /**
+   * Event ids whose latest logged change is a cancel of their queued consumption (not
+   * queued again or accepted since): a retried cancel answers as the first did.
+   */
+  cancelled = new Set();
   /** Date.now() when this ledger was last known to reflect the whole log (load, catch-up, commit). */
   syncedAt = 0;
   /** Queued consumptions let in by the current call (filled by the pending listener). */
@@ -102,11 +107,12 @@ export class CustomerLedger {
     if (snapshot === null) {
       state = new CustomerLedger(customer);
     } else {
-      const { ledger, pending, voidedGrants } = snapshot.document;
+      const { ledger, pending, voidedGrants, cancelled = [] } = snapshot.document;
       state = new CustomerLedger(customer, GPULedger.fromJSON(ledger));
       state.seq = snapshot.seq;
       for (const { eventId, amount, timestamp } of pending) state.apply([snapshot.seq, 'submit', eventId, amount, timestamp, null]);
       for (const [grantId, amount, startTime, endTime] of voidedGrants) state.voided.set(grantId, [amount, startTime, endTime]);
+      for (const eventId of cancelled) state.cancelled.add(eventId);
     }
     try {
       // Room for the whole log after the snapshot at once (a bound: not every entry is an
@@ -196,7 +202,7 @@ export class CustomerLedger {
       if (kinds[i] === CONSUME) {
         if (results[k] === COLUMN_REJECTED)
           throw new LogDivergedError(this.customer, firstSeq + i, `consumption ${JSON.stringify(idOf(i))} was not accepted`);
-        if (this.queued.size > 0) this.queued.delete(idOf(i));
+        if (this.queued.size > 0 || this.cancelled.size > 0) this.#accepted(idOf(i));
       }
       this.seq = firstSeq + i;
     }
@@ -215,7 +221,7 @@ export class CustomerLedger {
         const event = events[k];
         if (event.kind === 'consume') {
           if (!result) throw new LogDivergedError(this.customer, seqs[k], `consumption ${JSON.stringify(event.eventId)} was not accepted`);
-          this.queued.delete(event.eventId);
+          this.#accepted(event.eventId);
         }
         this.seq = seqs[k];
       }
@@ -234,10 +240,11 @@ export class CustomerLedger {
       case 'consume':
         if (!ledger.consume(id, amount, t1))
           throw new LogDivergedError(this.customer, seq, `consumption ${JSON.stringify(id)} was not accepted`);
-        this.queued.delete(id);
+        this.#accepted(id);
         break;
       case 'submit':
         if (ledger.submit(id, amount, t1) === 'queued') this.queued.set(id, [amount, t1]);
+        this.cancelled.delete(id);
         break;
       case 'void':
         if (!ledger.voidGrant(id).applied) throw new LogDivergedError(this.customer, seq, `void of ${JSON.stringify(id)} was refused`);
@@ -250,6 +257,7 @@ export class CustomerLedger {
       case 'cancel':
         ledger.cancelPending(id);
         this.queued.delete(id);
+        this.cancelled.add(id);
         break;
       case 'compact':
         this.compactTo(t1);
@@ -258,6 +266,12 @@ export class CustomerLedger {
         throw new LogDivergedError(this.customer, seq, `unknown entry kind ${JSON.stringify(kind)}`);
     }
     this.seq = seq;
+  }
+
+  // An accepted consumption is neither queued nor cancelled.
+  #accepted(eventId) {
+    this.queued.delete(eventId);
+    this.cancelled.delete(eventId);
   }
 
   /** compact(horizon) (the cleanup job, or its log entry): what it dropped (queued consumptions by id). */

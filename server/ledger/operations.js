@@ -169,6 +169,7 @@ function consumeUnguarded(state, input) {
       // The first answer's allocations are logged with it: its identical retries repeat them.
       entries = [['consume', eventId, amount, timestamp, null, encodeAllocations(r.allocations)]];
       state.queued.delete(eventId);
+      state.cancelled.delete(eventId);
     } else {
       // An identical retry: the service answers with the logged allocations (a backdated
       // change since may have moved the draws; the package reports them as they are now).
@@ -180,6 +181,7 @@ function consumeUnguarded(state, input) {
     body.queued = true;
     if (!wasQueued) {
       state.queued.set(eventId, [amount, timestamp]);
+      state.cancelled.delete(eventId);
       entries = [['submit', eventId, amount, timestamp, null]];
     }
   } else {
@@ -219,11 +221,19 @@ function setGrantEndUnguarded(state, { grantId, endTime }) {
   };
 }
 
-/** DELETE pending/{eventId}: drops a queued consumption. */
+/**
+ * DELETE pending/{eventId}: drops a queued consumption. A cancel retried (its answer lost,
+ * a restart) answers as the first did, while the id was neither queued again nor accepted.
+ */
 function cancelPendingUnguarded(state, { eventId }) {
-  if (!state.ledger.cancelPending(eventId)) throw notFound(`cancelPending: no queued consumption ${JSON.stringify(eventId)}`);
+  const body = { eventId, cancelled: true };
+  if (!state.ledger.cancelPending(eventId)) {
+    if (state.cancelled.has(eventId)) return { result: { status: 200, body }, entries: NONE };
+    throw notFound(`cancelPending: no queued consumption ${JSON.stringify(eventId)}`);
+  }
   state.queued.delete(eventId);
-  return { result: { status: 200, body: { eventId, cancelled: true } }, entries: [['cancel', eventId, null, null, null]] };
+  state.cancelled.add(eventId);
+  return { result: { status: 200, body }, entries: [['cancel', eventId, null, null, null]] };
 }
 
 export const addGrant = guarded(addGrantUnguarded);

@@ -51,8 +51,8 @@ const SQL = {
   // this instance's seq; one statement is one consistent view, so no row falls between.
   tail: `SELECT ${ENTRY} FROM archive WHERE customer_id = $1 AND seq > $2
          UNION ALL SELECT ${ENTRY} FROM log WHERE customer_id = $1 AND seq > $2 ORDER BY seq`,
-  entryAt: `SELECT kind, id FROM log WHERE customer_id = $1 AND seq = $2
-            UNION ALL SELECT kind, id FROM archive WHERE customer_id = $1 AND seq = $2`,
+  entryAt: `SELECT kind, id, amount, t1, t2 FROM log WHERE customer_id = $1 AND seq = $2
+            UNION ALL SELECT kind, id, amount, t1, t2 FROM archive WHERE customer_id = $1 AND seq = $2`,
   // In seq order: an id may be queued (`submit`) again after a cancel; the latest counts.
   findEntries: `SELECT id, amount, t1, t2, allocations, seq FROM log WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])
                 UNION ALL SELECT id, amount, t1, t2, allocations, seq FROM archive WHERE customer_id = $1 AND kind = $2 AND id = ANY($3::text[])
@@ -255,9 +255,14 @@ export class PostgresStore {
     let found = 0;
     try {
       for (const { customer, baseSeq, entries } of groups) {
-        const [kind, id] = entries[entries.length - 1];
+        // The whole entry: another instance's change of the same grant (an end entry with
+        // another end) or the same id queued again may sit at that seq instead.
+        const [kind, id, amount = null, t1 = null, t2 = null] = entries[entries.length - 1];
         const { rows } = await this.#pool.query(SQL.entryAt, [customer, baseSeq + entries.length]);
-        if (rows.length === 1 && rows[0].kind === kind && rows[0].id === encodeId(id)) found++;
+        const row = rows.length === 1 ? rows[0] : null;
+        if (row !== null && row.kind === kind && row.id === encodeId(id) && row.amount === amount && row.t1 === t1 && row.t2 === t2) {
+          found++;
+        }
       }
     } catch {
       throw doubt;

@@ -168,6 +168,9 @@ test('health, metrics and the OpenAPI document need no key', async () => {
     '/v1/customers/{customerId}/events',
     '/v1/customers/{customerId}/balance',
     '/v1/customers/{customerId}/grants/{grantId}/void',
+    '/healthz',
+    '/metrics',
+    '/openapi.json',
   ]) {
     assert.ok(doc.paths[path], `OpenAPI has ${path}`);
   }

@@ -249,3 +249,40 @@ test('a consumption queued, let in by a grant or an end change, then compacted: 
     await app.close();
   }
 });
+
+test('a cancel retried answers as the first did, after a restart and a compaction too, until the id is queued again or accepted', async () => {
+  const dir = tempDir();
+  let { app, inject } = await appWithCleanup(10, dir);
+  const cancel = async (eventId) => {
+    const r = await inject('DELETE', `${BASE}/pending/${eventId}`);
+    return [r.statusCode, r.json().cancelled ?? r.json().error.code];
+  };
+  const post = (route, body) => inject('POST', `${BASE}/${route}`, body);
+  try {
+    assert.equal((await post('consumptions', { eventId: 'q1', amount: 5, timestamp: 10, queue: true })).json().queued, true);
+    assert.deepEqual(await cancel('q1'), [200, true]);
+    assert.deepEqual(await cancel('q1'), [200, true], 'retried');
+    assert.deepEqual(await cancel('never'), [404, 'NOT_FOUND'], 'an id never queued');
+    assert.deepEqual((await inject('GET', `${BASE}/pending`)).json().pending, []);
+    await app.close();
+    ({ app, inject } = await appWithCleanup(10, dir));
+    assert.deepEqual(await cancel('q1'), [200, true], 'after a restart');
+    assert.equal((await post('grants', { grantId: 'g', amount: 100, startTime: 50, endTime: 1000 })).statusCode, 201);
+    assert.equal((await post('consumptions', { eventId: 'c', amount: 1, timestamp: 60 })).statusCode, 200);
+    assert.equal((await app.cleanup.runOnce())[0].horizon, 50);
+    assert.deepEqual(await cancel('q1'), [200, true], 'after a compaction made it final');
+    await app.close();
+    ({ app, inject } = await appWithCleanup(10, dir));
+    assert.deepEqual(await cancel('q1'), [200, true], 'after a restart from the compaction snapshot');
+    // Queued again, then let in: no longer cancelled.
+    assert.equal((await post('consumptions', { eventId: 'q2', amount: 500, timestamp: 70, queue: true })).json().queued, true);
+    assert.deepEqual(await cancel('q2'), [200, true]);
+    assert.equal((await post('consumptions', { eventId: 'q2', amount: 500, timestamp: 70, queue: true })).json().queued, true);
+    assert.deepEqual((await post('grants', { grantId: 'h', amount: 500, startTime: 60, endTime: 1000 })).json().acceptedPending, ['q2']);
+    assert.deepEqual(await cancel('q2'), [404, 'NOT_FOUND'], 'accepted since: nothing queued to cancel');
+    assert.equal((await post('consumptions', { eventId: 'q3', amount: 1, timestamp: 70, queue: true })).json().queued, false);
+    assert.deepEqual(await cancel('q3'), [404, 'NOT_FOUND'], 'accepted at once, never queued');
+  } finally {
+    await app.close();
+  }
+});
