@@ -426,34 +426,43 @@ IncrementalEngine::Replayed IncrementalEngine::replayWith(int64_t amount, int64_
     sortKeys(&byStart);
     out.work += byStart.size();
   }
-  size_t next = grantsInStartOrder_ ? startedBy : 0;
-  const size_t end = grantsInStartOrder_ ? grants : byStart.size();
+  const bool inStartOrder = grantsInStartOrder_;
+  size_t next = inStartOrder ? startedBy : 0;
+  const size_t end = inStartOrder ? grants : byStart.size();
   // The new consumption first (no grant joins at its time: those valid there are in), then
-  // the later ones: one step in the loop, whose code is the replay's largest.
+  // the later ones: one step in the loop, whose code is the replay's largest. Its state is
+  // kept small (the work is counted once, after it): V8 keeps it in registers then.
   const auto later = std::partition_point(order_.begin(), order_.end(),
                                           [&](uint32_t c) { return times[c] <= timestamp; });
+  const auto last = order_.end();
   int64_t time = timestamp;
   int64_t need = amount;
-  for (auto it = later;; ++it) {
+  auto it = later;
+  bool funded = true;
+  for (;; ++it) {
     if (!drawFrom(time, need, &valid, nullptr)) {
-      if (it == later) {
-        out.newUnfunded = true;
-      } else {
-        out.blocker = it[-1];
-      }
-      return out;
+      funded = false;
+      break;
     }
-    if (it == order_.end()) return out;
+    if (it == last) break;
     const uint32_t c = *it;
     time = times[c];
     need = amounts[c];
     for (; next < end; ++next) {
-      const auto g = static_cast<uint32_t>(grantsInStartOrder_ ? next : byStart[next].value);
+      const auto g = static_cast<uint32_t>(inStartOrder ? next : byStart[next].value);
       if (startTime[g] > time) break;
       valid.push(g, grantAmount[g]);
     }
-    ++out.work;
   }
+  out.work += static_cast<size_t>(it - later);
+  if (!funded) {  // the step of `it`'s predecessor (or of the new consumption) ran out
+    if (it == later) {
+      out.newUnfunded = true;
+    } else {
+      out.blocker = it[-1];
+    }
+  }
+  return out;
 }
 
 IncrementalEngine::Redraw IncrementalEngine::consumeBackdated(uint32_t c, bool commit,

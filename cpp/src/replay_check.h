@@ -78,20 +78,23 @@ class DrawOrderHeap {
 // DrawOrderHeap beside it. A grant that comes after the queue's newest in draw order joins
 // the queue's back, O(1); any other goes into the heap; the top is the first of the two
 // tops. Where windows do not nest, start order is draw order too (the chain of
-// docs/algorithms.md, fact 8), and a step touches no heap. Its state is plain fields, and
-// its own address is never handed on, so that the replay's loop, which inlines it, keeps
-// them in registers: a vector's fields are read and written through memory at each step,
-// and the step becomes a chain of waits for its own stores. The queue holds at most twice
-// what is in it, as a vector would.
+// docs/algorithms.md, fact 8), and a step touches no heap. Its state is four pointers, and
+// its own address is never handed on (the buffer grows out of line, by value), so that the
+// replay's loop, which inlines it, keeps them in registers: a vector's fields are read and
+// written through memory at each step, and the step becomes a chain of waits for its own
+// stores; and V8, which has fewer registers to give a WebAssembly loop than a native
+// compiler, ran the loop 10-20% slower with each further value it had to keep (an index
+// and a capacity, the growth inline, a work counter). The buffer holds at most twice what
+// is in it, as a vector would, and is not sized up front: a fresh buffer for every grant
+// made a first call slower than the whole loop (the memory's first touch).
 class LiveGrants {
  public:
-  explicit LiveGrants(const GrantTable* grants, DrawOrderHeap* heap)
-      : grants_(grants), heap_(heap) {}
+  LiveGrants(const GrantTable* grants, DrawOrderHeap* heap) : grants_(grants), heap_(heap) {}
   LiveGrants(const LiveGrants&) = delete;
   LiveGrants& operator=(const LiveGrants&) = delete;
   ~LiveGrants() { delete[] queue_; }
   GCL_ALWAYS_INLINE bool empty() const { return head_ == tail_ && heap_->empty(); }
-  GCL_ALWAYS_INLINE LiveGrant& top() { return queueFirst() ? queue_[head_] : heap_->top(); }
+  GCL_ALWAYS_INLINE LiveGrant& top() { return queueFirst() ? *head_ : heap_->top(); }
   GCL_ALWAYS_INLINE void pop() {
     if (queueFirst()) {
       ++head_;
@@ -101,26 +104,19 @@ class LiveGrants {
   }
   GCL_ALWAYS_INLINE void push(uint32_t grant, int64_t remaining) {
     const int64_t end = grants_->endTime[grant];
-    if (head_ != tail_ &&
-        (end < queue_[tail_ - 1].end ||
-         (end == queue_[tail_ - 1].end && !grants_->idBefore(queue_[tail_ - 1].grant, grant)))) {
+    if (head_ != tail_ && (end < tail_[-1].end ||
+                           (end == tail_[-1].end && !grants_->idBefore(tail_[-1].grant, grant)))) {
       heap_->push(grant, remaining);
       return;
     }
-    if (tail_ == capacity_) {  // the spent front goes, and the buffer doubles when half full
-      const size_t live = tail_ - head_;
-      LiveGrant* to = queue_;
-      if (2 * live >= capacity_) {
-        capacity_ = std::max<size_t>(64, 2 * capacity_);
-        to = new LiveGrant[capacity_];
-      }
-      std::copy(queue_ + head_, queue_ + tail_, to);
-      if (to != queue_) delete[] queue_;
-      queue_ = to;
-      head_ = 0;
-      tail_ = live;
+    if (tail_ == limit_) {
+      const Buffer room = makeRoom({queue_, head_, tail_, limit_});
+      queue_ = room.queue;
+      head_ = room.head;
+      tail_ = room.tail;
+      limit_ = room.limit;
     }
-    LiveGrant& item = queue_[tail_++];  // field by field: no struct copy through memory
+    LiveGrant& item = *tail_++;  // field by field: no struct copy through memory
     item.end = end;
     item.remaining = remaining;
     item.grant = grant;
@@ -128,14 +124,34 @@ class LiveGrants {
 
  private:
   GCL_ALWAYS_INLINE bool queueFirst() const {
-    return head_ != tail_ && (heap_->empty() || drawnLater(*grants_, heap_->top(), queue_[head_]));
+    return head_ != tail_ && (heap_->empty() || drawnLater(*grants_, heap_->top(), *head_));
+  }
+  struct Buffer {
+    LiveGrant* queue;
+    LiveGrant* head;
+    LiveGrant* tail;
+    LiveGrant* limit;
+  };
+  // The spent front goes, and the buffer doubles when half full. Out of line, by value:
+  // the queue's fields stay in the loop's registers.
+  __attribute__((noinline)) static Buffer makeRoom(Buffer b) {
+    const size_t live = static_cast<size_t>(b.tail - b.head);
+    const size_t capacity = static_cast<size_t>(b.limit - b.queue);
+    LiveGrant* to = b.queue;
+    if (2 * live >= capacity) to = new LiveGrant[std::max<size_t>(64, 2 * capacity)];
+    std::copy(b.head, b.tail, to);
+    if (to != b.queue) {
+      delete[] b.queue;
+      b.limit = to + std::max<size_t>(64, 2 * capacity);
+    }
+    return {to, to, to + live, b.limit};
   }
   const GrantTable* grants_;
   DrawOrderHeap* heap_;
-  LiveGrant* queue_ = nullptr;  // draw order from head_ to tail_
-  size_t head_ = 0;
-  size_t tail_ = 0;
-  size_t capacity_ = 0;
+  LiveGrant* queue_ = nullptr;  // the buffer; draw order from head_ to tail_
+  LiveGrant* head_ = nullptr;
+  LiveGrant* tail_ = nullptr;
+  LiveGrant* limit_ = nullptr;
 };
 
 // `ordered` is in replay order. Returns the index of the first consumption left unfunded
