@@ -71,6 +71,8 @@ class DrawerList {
   }
 
   void pop_back() { --size_; }
+  // Drops everything from `at` (a pointer into this list) on.
+  void truncate(uint32_t* at) { size_ = static_cast<uint32_t>(at - data_); }
   void erase(uint32_t* at) {
     std::copy(at + 1, end(), at);
     --size_;

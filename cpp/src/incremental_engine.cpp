@@ -574,6 +574,7 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
   std::vector<Draw> old;
   std::vector<Draw> fresh;
   beginChange();
+  deferErasures_ = true;
   for (auto it = from; it != order_.end(); ++it) {
     const uint32_t c = *it;
     const int64_t t = timestamp_[c];
@@ -625,6 +626,7 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
     releaseDraws(c);
     setDraws(c, fresh);
   }
+  eraseDeferred();
   commitChange(kNoConsumption);
   for (uint32_t g : revived) revive(g);
 }
@@ -755,10 +757,43 @@ Iterator IncrementalEngine::placeOf(Iterator begin, Iterator end, uint32_t c) co
 }
 
 void IncrementalEngine::eraseDrawer(uint32_t g, uint32_t c) {
+  if (deferErasures_) {
+    deferredErasures_.push_back({g, c});
+    return;
+  }
   DrawerList& drawers = drawers_[g];
   uint32_t* const at = placeOf(drawers.begin(), drawers.end(), c);
   assert(at != drawers.end() && *at == c);
   drawers.erase(at);
+}
+
+void IncrementalEngine::eraseDeferred() {
+  deferErasures_ = false;
+  if (deferredErasures_.empty()) return;
+  // By grant; within a grant in the walk's order, which is replay order, the list's order.
+  std::vector<SortKey> byGrant(deferredErasures_.size());
+  for (size_t i = 0; i < byGrant.size(); ++i) {
+    byGrant[i] = {deferredErasures_[i].key, static_cast<int64_t>(i)};
+  }
+  sortKeys(&byGrant);
+  for (size_t i = 0; i < byGrant.size();) {
+    const auto g = static_cast<uint32_t>(byGrant[i].key);
+    auto erased = [&](size_t k) {
+      return static_cast<uint32_t>(deferredErasures_[static_cast<size_t>(byGrant[k].value)].value);
+    };
+    DrawerList& drawers = drawers_[g];
+    uint32_t* kept = placeOf(drawers.begin(), drawers.end(), erased(i));
+    for (uint32_t* at = kept; at != drawers.end(); ++at) {
+      if (i < byGrant.size() && byGrant[i].key == g && *at == erased(i)) {
+        ++i;  // erased: not kept
+      } else {
+        *kept++ = *at;
+      }
+    }
+    assert(i == byGrant.size() || byGrant[i].key != g);
+    drawers.truncate(kept);
+  }
+  deferredErasures_.clear();
 }
 
 void IncrementalEngine::insertDrawer(uint32_t g, uint32_t c) {

@@ -32,6 +32,7 @@
 #include "headroom.h"
 #include "headroom_tracker.h"
 #include "node_arena.h"
+#include "sort_keys.h"
 #include "touch_set.h"
 
 namespace gcl {
@@ -288,6 +289,14 @@ class IncrementalEngine final : public Engine {
   Iterator placeOf(Iterator begin, Iterator end, uint32_t c) const;
   void eraseDrawer(uint32_t g, uint32_t c);
   void insertDrawer(uint32_t g, uint32_t c);
+  // A late grant's walk (spreadGrant) moves consumptions off a grant in replay order,
+  // from the front of its drawer list: erased one by one, each shifted the rest of the
+  // list, O(n^2) for a grant whose n drawers all move. While deferErasures_ is set,
+  // eraseDrawer notes (grant, consumption) instead, and eraseDeferred removes each grant's
+  // in one pass from the first of them, after the walk (which reads no drawer list).
+  void eraseDeferred();
+  bool deferErasures_ = false;
+  std::vector<SortKey> deferredErasures_;  // (grant, consumption), in the walk's order
   void advanceHead(int64_t timestamp);
   void revive(uint32_t g);
   // Pops expired and exhausted grants off the top of live_.

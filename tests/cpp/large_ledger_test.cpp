@@ -223,5 +223,31 @@ TEST(LargeLedger, ManyDrawsAtOneTimeFromGrantsEndingTogether) {
   checkAgainstReplay(ledger, story, 100);
 }
 
+// Late grants that take over the draws of thousands of consumptions from one grant (all of
+// them, then every other one through grants with gaps), and a late grant onto a long list
+// in its middle: the walk moves drawers off long lists from the front (removed in one pass
+// per grant after it, docs/algorithms.md fact 14), checked against the replay and the
+// engine's own invariants.
+TEST(LargeLedger, LateGrantsTakeOverLongDrawerLists) {
+  gcl::Ledger ledger;
+  Story story;
+  run(ledger, &story, Op::grant("plenty", 1 << 30, 0, 1 << 20));
+  for (int i = 0; i < 20000; ++i) {
+    ASSERT_TRUE(
+        run(ledger, &story, Op::consume("c" + std::to_string(i), 1 + i % 3, i + 1)).accepted);
+  }
+  run(ledger, &story, Op::grant("all", 1 << 29, 0, 1 << 19));  // ends first: everything moves
+  for (int k = 0; k < 50; ++k) {  // short windows: 200 consumptions each, some moved
+    const int64_t start = 400 * k;
+    run(ledger, &story, Op::grant("w" + std::to_string(k), 150, start, start + 199));
+  }
+  run(ledger, &story, Op::grant("middle", 5000, 9000, 11000));
+  EXPECT_EQ(ledger.checkInvariants(), "");
+  std::vector<gcl::Reallocation> moved;
+  ledger.reallocated(&moved);
+  EXPECT_GT(moved.size(), 1000u);
+  checkAgainstReplay(ledger, story, 50);
+}
+
 }  // namespace
 }  // namespace gcl_test
