@@ -70,6 +70,7 @@ export function makeApi(module) {
   // Reads the result of `count` slots (count >= 0) that the last call of the ledger at
   // `self` wrote, with `reader` (lib/decode.js), then lets the ledger free a large one.
   function readResult(self, count, reader, extra) {
+    if (count < 0) throw new Error('readResult: a failed call has no result'); // callers check first
     const heap = module.HEAPU8; // re-read: growing memory replaces the view
     const result = viewResult(heap, raw.resultNumbers(self), count, raw.resultText(self), raw.resultTextBytes(self));
     const value = reader(result, extra);
@@ -236,7 +237,10 @@ export function makeApi(module) {
     #takeAcceptedPending() {
       const self = this.#self;
       if (raw.hasAcceptedPending(self) === 0) return [];
-      const accepted = readResult(self, raw.takeAcceptedPending(self), readDrawnConsumptions);
+      const count = raw.takeAcceptedPending(self);
+      // Out of memory for the list: the core keeps it, and the next call hands it over.
+      if (count < 0) return [];
+      const accepted = readResult(self, count, readDrawnConsumptions);
       if (accepted.length === 0) return accepted;
       this.#pendingListeners.notify(accepted);
       return accepted;
@@ -274,7 +278,9 @@ export function makeApi(module) {
       const self = this.#at('allocations');
       checkId('allocations', 'eventId', eventId);
       const count = raw.allocations(self, this.#id(eventId));
-      return count < 0 ? null : readResult(self, count, readAllocations);
+      if (count === -Status.UNKNOWN_ID) return null;
+      if (count < 0) throw statusError('allocations', -count);
+      return readResult(self, count, readAllocations);
     }
 
     balanceCurve(from, to) {
@@ -475,7 +481,9 @@ export function makeApi(module) {
 
     pending() {
       const self = this.#at('pending');
-      return readResult(self, raw.pending(self), readConsumptions);
+      const count = raw.pending(self);
+      if (count < 0) throw statusError('pending', -count);
+      return readResult(self, count, readConsumptions);
     }
 
     cancelPending(eventId) {
@@ -503,7 +511,9 @@ export function makeApi(module) {
      */
     reallocated() {
       const self = this.#at('reallocated');
-      return readResult(self, raw.reallocated(self), readDrawnConsumptions);
+      const count = raw.reallocated(self);
+      if (count < 0) throw statusError('reallocated', -count);
+      return readResult(self, count, readDrawnConsumptions);
     }
 
     // --- Finality horizon ---
@@ -535,8 +545,12 @@ export function makeApi(module) {
      */
     toJSON() {
       const self = this.#at('toJSON');
-      const grants = readResult(self, raw.grants(self), readGrants);
-      return writeSnapshot(grants, readResult(self, raw.consumptions(self), readConsumptions), raw.horizon(self));
+      const grantCount = raw.grants(self);
+      if (grantCount < 0) throw statusError('toJSON', -grantCount);
+      const grants = readResult(self, grantCount, readGrants);
+      const consumptionCount = raw.consumptions(self);
+      if (consumptionCount < 0) throw statusError('toJSON', -consumptionCount);
+      return writeSnapshot(grants, readResult(self, consumptionCount, readConsumptions), raw.horizon(self));
     }
 
     /**
@@ -594,7 +608,7 @@ export function makeApi(module) {
           failure =
             result === 0
               ? refuse(`consumptions[${i - grants.length}] (${JSON.stringify(id)}) cannot be funded: the rules would have rejected it`)
-              : statusError('consume', -result, `consumption ${JSON.stringify(id)}`);
+              : statusError('fromJSON', -result, `consumption ${JSON.stringify(id)}`);
         };
         const self = ledger.#at('fromJSON');
         runBatch(module, raw, self, MAX_ID_BYTES, grants.length + consumptions.length, describe, settle);

@@ -3,6 +3,8 @@
 #include <emscripten/heap.h>
 #include <malloc.h>
 
+#include <initializer_list>
+
 namespace gcl_wasm {
 namespace {
 
@@ -35,6 +37,18 @@ bool HeapShare::allowsBytes(size_t extra) const {
   // Written so that no sum wraps, whatever `extra` is (sizes are 32-bit in WebAssembly).
   return extra <= heapMax() && heldByAllLedgers + held_ + kHeapSlackBytes <= heapMax() - extra;
 }
+
+bool HeapShare::allowsTransient(size_t bytes, size_t copied) const {
+  // Each term is checked against what is left, so that no sum wraps in 32 bits.
+  size_t left = heapMax();
+  for (const size_t term : {heldByAllLedgers, kHeapSlackBytes, bytes, copied}) {
+    if (term > left) return false;
+    left -= term;
+  }
+  return true;
+}
+
+size_t HeapShare::ceiling() const { return heapMax(); }
 
 void HeapShare::growHeapFor(size_t extra) const {
   const size_t target = heldByAllLedgers + extra;

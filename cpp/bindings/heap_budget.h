@@ -37,6 +37,11 @@ class HeapShare {
   // Whether this ledger may grow by `extra` bytes while still holding a copy of itself
   // (a reserve reallocates its arrays): a bulk load's one-time reservation.
   bool allowsBytes(size_t extra) const;
+  // Whether a result of `bytes` fits beside every ledger's share, with `copied` bytes more
+  // that the call holds while it encodes (ResultBuffer::encode).
+  bool allowsTransient(size_t bytes, size_t copied) const;
+  // The heap's ceiling, MAXIMUM_MEMORY.
+  size_t ceiling() const;
   // Grows the WebAssembly memory at once to hold every ledger's share plus `extra` bytes.
   // Growing it step by step as malloc asks costs a full garbage collection of the JS heap
   // per step in V8 (memory growth counts as external memory pressure).

@@ -20,9 +20,12 @@ int64_t toInt64(double value) {
   return static_cast<int64_t>(value);
 }
 
+// Draws whose list allocations() keeps between calls.
+constexpr size_t kKeptDraws = 64;
+
 }  // namespace
 
-WasmLedger::WasmLedger() : idBuffer_(gcl::kMaxIdBytes, '\0') { account(); }
+WasmLedger::WasmLedger() : idBuffer_(gcl::kMaxIdBytes, '\0'), result_(&heap_) { account(); }
 
 double WasmLedger::idBuffer() { return address(idBuffer_.data()); }
 
@@ -52,9 +55,14 @@ double WasmLedger::getBalance(double timestamp) const {
 }
 
 int WasmLedger::allocations(int idLength) {
-  const gcl::Status status = ledger_.allocations(id(idLength), &allocations_);
+  // By grant index: no copy of the ids beside the result.
+  const gcl::Status status = ledger_.allocationIndexes(id(idLength), &draws_);
   if (status != gcl::Status::kOk) return failureCode(status);
-  return encodeAllocations(allocations_, &result_);
+  const int count = encodeAllocations(draws_, ledger_, &result_);
+  // Kept for the next call when small; a long list (a consumption drawing from thousands
+  // of grants) is not held between calls.
+  if (draws_.capacity() > kKeptDraws) std::vector<gcl::IndexedDraw>().swap(draws_);
+  return count;
 }
 
 int WasmLedger::balanceCurve(double from, double to) {
@@ -114,9 +122,7 @@ int WasmLedger::nextBelow(double threshold, double from) {
   std::optional<int64_t> time;
   const gcl::Status status = ledger_.nextBelow(toInt64(threshold), toInt64(from), &time);
   if (status != gcl::Status::kOk) return failureCode(status);
-  result_.clear();
-  if (time) result_.add(*time);
-  return result_.count();
+  return encodeTime(time, &result_);
 }
 
 int WasmLedger::voidGrant(int idLength) {
@@ -148,6 +154,7 @@ int WasmLedger::submit(int idLength, double amount, double timestamp) {
 }
 
 int WasmLedger::pending() {
+  if (!heap_.allows(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
   std::vector<gcl::PendingConsumption> queued;
   ledger_.pending(&queued);
   return encodeConsumptions(queued, &result_);
@@ -174,19 +181,18 @@ bool WasmLedger::hasAcceptedPending() {
 }
 
 int WasmLedger::takeAcceptedPending() {
-  if (!hasAcceptedPending()) {
-    result_.clear();
-    return 0;
-  }
+  if (!hasAcceptedPending()) return encodeDrawnConsumptions(acceptedPending_, ledger_, &result_);
   const int count = encodeDrawnConsumptions(acceptedPending_, ledger_, &result_);
-  acceptedPending_.clear();
+  if (count >= 0) acceptedPending_.clear();  // else kept for the next call to hand over
   return count;
 }
 
 int WasmLedger::reallocated() {
-  std::vector<gcl::Reallocation> moved;
-  ledger_.reallocated(&moved);
-  return encodeDrawnConsumptions(moved, &result_);
+  // By index: no copy of the ids beside the result (the same grant id may be in the draws
+  // of every consumption listed).
+  std::vector<uint32_t> moved;
+  ledger_.reallocatedIndexes(&moved);
+  return encodeDrawnConsumptions(moved, ledger_, &result_);
 }
 
 void WasmLedger::clearReallocated() { ledger_.clearReallocated(); }

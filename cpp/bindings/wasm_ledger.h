@@ -132,7 +132,7 @@ class WasmLedger {
   std::string idBuffer_;
   HeapShare heap_;
   ResultBuffer result_;
-  std::vector<gcl::Allocation> allocations_;
+  std::vector<gcl::IndexedDraw> draws_;  // allocations()' scratch
   std::vector<gcl::BalancePoint> points_;
   // Accepted queued consumptions taken from the ledger and not yet handed to the wrapper.
   std::vector<gcl::PendingConsumption> acceptedPending_;

@@ -191,15 +191,25 @@ Status Ledger::getBalance(int64_t timestamp, int64_t* balance) const {
 
 Status Ledger::allocations(std::string_view eventId, std::vector<Allocation>* out) const {
   out->clear();
+  std::vector<IndexedDraw> draws;
+  const Status status = allocationIndexes(eventId, &draws);
+  if (status != Status::kOk) return status;
+  out->reserve(draws.size());
+  for (const IndexedDraw& draw : draws) {
+    out->push_back({std::string(grants_->ids.at(draw.grant)), draw.amount});
+  }
+  return Status::kOk;
+}
+
+Status Ledger::allocationIndexes(std::string_view eventId, std::vector<IndexedDraw>* out) const {
+  out->clear();
   if (!isValidId(eventId)) return Status::kInvalidId;
   const uint32_t handle = eventIds_->find(eventId);
   if (handle == IdIndex::kNotFound) return Status::kUnknownId;
   std::vector<Draw> draws;
   engine_->draws(handle, &draws);
   out->reserve(draws.size());
-  for (const Draw& draw : draws) {
-    out->push_back({std::string(grants_->ids.at(draw.grant)), draw.amount});
-  }
+  for (const Draw& draw : draws) out->push_back({draw.grant, draw.amount});
   return Status::kOk;
 }
 

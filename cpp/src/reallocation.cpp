@@ -50,6 +50,19 @@ void Ledger::noteRebuildRedraws(const GrantTable& table, const Engine& engine,
 
 void Ledger::reallocated(std::vector<Reallocation>* out) const {
   out->clear();
+  std::vector<uint32_t> moved;
+  reallocatedIndexes(&moved);
+  out->reserve(moved.size());
+  for (const uint32_t c : moved) {
+    const ConsumptionRecord consumption = this->consumption(c);
+    out->push_back(
+        {std::string(consumption.eventId), consumption.amount, consumption.timestamp, {}});
+    allocations(consumption.eventId, &out->back().allocations);
+  }
+}
+
+void Ledger::reallocatedIndexes(std::vector<uint32_t>* out) const {
+  out->clear();
   // The first entry of each consumption holds its draws before the call: (handle, entry)
   // sorted puts each handle's first entry first.
   std::vector<SortKey> first;
@@ -62,26 +75,20 @@ void Ledger::reallocated(std::vector<Reallocation>* out) const {
   first.erase(std::unique(first.begin(), first.end(),
                           [](const SortKey& a, const SortKey& b) { return a.key == b.key; }),
               first.end());
-  std::vector<Reallocation> moved;
+  // Replay order: (timestamp, acceptance order), the handle keeping equal times in
+  // acceptance order.
+  std::vector<SortKey> byTime;
   std::vector<Draw> now;
   for (const SortKey& entry : first) {
     const auto c = static_cast<uint32_t>(entry.key);
     const auto i = static_cast<size_t>(entry.value);
     engine_->draws(c, &now);
     if (sameDraws(redrawLog_->beforeBegin(i), redrawLog_->beforeEnd(i), now)) continue;
-    moved.push_back(
-        {std::string(eventIds_->at(c)), engine_->amountOf(c), engine_->timestampOf(c), {}});
-    allocations(moved.back().eventId, &moved.back().allocations);
-  }
-  // Replay order: (timestamp, acceptance order); `moved` is in acceptance order.
-  std::vector<SortKey> byTime(moved.size());  // (timestamp, position in `moved`)
-  for (size_t k = 0; k < moved.size(); ++k) {
-    byTime[k] = {moved[k].timestamp, static_cast<int64_t>(k)};
+    byTime.push_back({engine_->timestampOf(c), c});
   }
   sortKeys(&byTime);
-  out->reserve(moved.size());
-  for (const SortKey& entry : byTime)
-    out->push_back(std::move(moved[static_cast<size_t>(entry.value)]));
+  out->reserve(byTime.size());
+  for (const SortKey& entry : byTime) out->push_back(static_cast<uint32_t>(entry.value));
 }
 
 }  // namespace gcl

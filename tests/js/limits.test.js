@@ -75,6 +75,65 @@ describe('resource limits', () => {
     expect(runSeed(next, SEED_EXAMPLE_1)).toEqual(seedResults(SEED_EXAMPLE_1));
     next.dispose();
   }, 180_000);
+  it('a large result near the heap ceiling is returned or refused with OUT_OF_MEMORY, never an abort, and leaves no heap behind', () => {
+    // Half a million 1,000-byte ids: a snapshot's result is as large as the ledger, and
+    // once built by doubling (or beside a copy of the ids) it no longer fitted: the module
+    // aborted, and each abort left its buffers on the heap. Then a late grant moves every
+    // draw onto a grant with a 1,000-byte id: reallocated() lists that id once per
+    // consumption, a result far larger than the ledger.
+    const ledger = new GPULedger();
+    ledger.addGrant('plenty', 2 ** 52, 0, 2 ** 40);
+    const pad = 'z'.repeat(988);
+    const n = 550_000;
+    const chunk = 10_000;
+    for (let start = 0; start < n; start += chunk) {
+      const ids = new Uint8Array(chunk * 1000);
+      const idEnds = new Uint32Array(chunk);
+      const times = new Float64Array(chunk);
+      for (let k = 0; k < chunk; k++) {
+        const id = pad + String(start + k).padStart(12, '0');
+        for (let b = 0; b < 1000; b++) ids[k * 1000 + b] = id.charCodeAt(b);
+        idEnds[k] = (k + 1) * 1000;
+        times[k] = start + k + 1;
+      }
+      const { results } = ledger.applyColumns({
+        kinds: new Uint8Array(chunk).fill(1),
+        ids,
+        idEnds,
+        amounts: new Float64Array(chunk).fill(1),
+        times,
+        endTimes: new Float64Array(chunk),
+      });
+      expect(results.every((result) => result === 1)).toBe(true);
+    }
+    const held = GPULedger.wasmHeapBytes();
+    const outcome = (call) => {
+      try {
+        const value = call();
+        expect(GPULedger.wasmHeapBytes()).toBeLessThan(held + 64 * KIB * KIB); // the result's room went back
+        return value;
+      } catch (error) {
+        expect(error).toBeInstanceOf(LedgerError); // a RuntimeError is an abort
+        expect(error.code).toBe('OUT_OF_MEMORY');
+        expect(GPULedger.wasmHeapBytes()).toBeLessThan(held + 64 * KIB * KIB);
+        return error;
+      }
+    };
+    const snapshot = outcome(() => ledger.toJSON());
+    expect(snapshot.consumptions.length).toBe(n); // it fits: half the heap is free
+    expect(snapshot.consumptions[n - 1].eventId).toBe(pad + String(n - 1).padStart(12, '0'));
+    expect(outcome(() => ledger.burnDown('plenty')).draws.length).toBe(n);
+    ledger.addGrant('x'.repeat(1000), 2 ** 51, 0, 2 ** 39); // ends first: every draw moves to it
+    const moved = outcome(() => ledger.reallocated());
+    if (Array.isArray(moved)) expect(moved.length).toBe(n);
+    outcome(() => ledger.grantsAt(1));
+    outcome(() => ledger.pending());
+    // Unchanged and usable.
+    expect(ledger.consumptionCount).toBe(n);
+    expect(ledger.getBalance(n)).toBe(2 ** 52 + 2 ** 51 - n);
+    ledger.dispose();
+    expect(GPULedger.wasmHeapBytes()).toBeLessThan(1024 * KIB);
+  }, 180_000);
   it('a small ledger holds a few kB of heap (a service caches many): under 8 KiB empty, under 24 KiB with 100 events', () => {
     const perLedger = (fill) => {
       const before = GPULedger.wasmHeapBytes();

@@ -51,6 +51,12 @@ struct Allocation {
 };
 
 // A grant as it was added (Ledger::grant).
+// A draw by grant index, for Ledger::grant(i) (Ledger::allocationIndexes).
+struct IndexedDraw {
+  uint32_t grant;
+  int64_t amount;
+};
+
 struct GrantRecord {
   std::string_view grantId;
   int64_t amount;
@@ -186,6 +192,9 @@ class Ledger {
 
   // The draws of an accepted consumption under the current replay, in draw order.
   Status allocations(std::string_view eventId, std::vector<Allocation>* out) const;
+  // The same draws by grant index, with no copy of an id: for a caller that writes them
+  // out itself (the WebAssembly binding, whose result is sized before it is written).
+  Status allocationIndexes(std::string_view eventId, std::vector<IndexedDraw>* out) const;
 
   // Breakpoints of the balance step function on [from, to]: the first point is `from`,
   // then every time in (from, to] at which the balance changes.
@@ -308,6 +317,10 @@ class Ledger {
   // was. Consumptions the call itself accepted are not listed (they had no allocations
   // before it). Cost: the consumptions the engine re-drew in that call.
   void reallocated(std::vector<Reallocation>* out) const;
+  // The same consumptions as indexes for consumption(i), in the same order, with no copy of
+  // an id: for a caller that reads each one's allocations in turn (the WebAssembly
+  // binding, whose result can then be sized before it is written).
+  void reallocatedIndexes(std::vector<uint32_t>* out) const;
   // Empties reallocated()'s answer: for a ledger rebuilt call by call from a snapshot,
   // whose own history the caller does not see.
   void clearReallocated() { startReallocations(); }
