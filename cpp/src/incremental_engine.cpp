@@ -575,6 +575,7 @@ void IncrementalEngine::spreadGrant(uint32_t grant) {
   std::vector<Draw> fresh;
   beginChange();
   deferErasures_ = true;
+  walkErasures_ = 0;
   for (auto it = from; it != order_.end(); ++it) {
     const uint32_t c = *it;
     const int64_t t = timestamp_[c];
@@ -757,7 +758,8 @@ Iterator IncrementalEngine::placeOf(Iterator begin, Iterator end, uint32_t c) co
 }
 
 void IncrementalEngine::eraseDrawer(uint32_t g, uint32_t c) {
-  if (deferErasures_) {
+  // A walk's first few erasures go at once (most walks are short); the rest wait.
+  if (deferErasures_ && ++walkErasures_ > kFewErasures) {
     deferredErasures_.push_back({g, c});
     return;
   }

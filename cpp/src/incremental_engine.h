@@ -292,10 +292,13 @@ class IncrementalEngine final : public Engine {
   // A late grant's walk (spreadGrant) moves consumptions off a grant in replay order,
   // from the front of its drawer list: erased one by one, each shifted the rest of the
   // list, O(n^2) for a grant whose n drawers all move. While deferErasures_ is set,
-  // eraseDrawer notes (grant, consumption) instead, and eraseDeferred removes each grant's
-  // in one pass from the first of them, after the walk (which reads no drawer list).
+  // eraseDrawer notes (grant, consumption) instead, past the walk's first few, and
+  // eraseDeferred removes each grant's in one pass from the first of them, after the walk
+  // (which reads no drawer list).
   void eraseDeferred();
+  static constexpr size_t kFewErasures = 16;  // a walk's first, erased at once
   bool deferErasures_ = false;
+  size_t walkErasures_ = 0;
   std::vector<SortKey> deferredErasures_;  // (grant, consumption), in the walk's order
   void advanceHead(int64_t timestamp);
   void revive(uint32_t g);
