@@ -138,18 +138,22 @@ const T& as(const void* data) {
   return *static_cast<const T*>(data);
 }
 
+// A list whose entries the writer completes from the ledger (their ids, read in place).
+template <class List>
+struct WithLedger {
+  const List& list;
+  const gcl::Ledger& ledger;
+};
+
 int encodeAllocations(const std::vector<gcl::IndexedDraw>& draws, const gcl::Ledger& ledger,
                       ResultBuffer* out) {
-  struct Data {
-    const std::vector<gcl::IndexedDraw>& draws;
-    const gcl::Ledger& ledger;
-  };
+  using Data = WithLedger<std::vector<gcl::IndexedDraw>>;
   const Data both{draws, ledger};
   return out->encode(
       false,
       [](ResultBuffer& r, const void* data) {
         const auto& both = as<Data>(data);
-        r.addAllocations(both.draws, both.ledger);
+        r.addAllocations(both.list, both.ledger);
       },
       &both);
 }
@@ -249,16 +253,13 @@ int encodeConsumptions(const std::vector<gcl::PendingConsumption>& queued, Resul
 
 int encodeDrawnConsumptions(const std::vector<gcl::PendingConsumption>& accepted,
                             const gcl::Ledger& ledger, ResultBuffer* out) {
-  struct Data {
-    const std::vector<gcl::PendingConsumption>& accepted;
-    const gcl::Ledger& ledger;
-  };
+  using Data = WithLedger<std::vector<gcl::PendingConsumption>>;
   const Data both{accepted, ledger};
   return out->encode(
       false,
       [](ResultBuffer& r, const void* data) {
         const auto& both = as<Data>(data);
-        for (const gcl::PendingConsumption& consumption : both.accepted) {
+        for (const gcl::PendingConsumption& consumption : both.list) {
           r.addDrawnConsumption({consumption.eventId, consumption.amount, consumption.timestamp},
                                 both.ledger);
         }
@@ -268,16 +269,13 @@ int encodeDrawnConsumptions(const std::vector<gcl::PendingConsumption>& accepted
 
 int encodeDrawnConsumptions(const std::vector<uint32_t>& moved, const gcl::Ledger& ledger,
                             ResultBuffer* out) {
-  struct Data {
-    const std::vector<uint32_t>& moved;
-    const gcl::Ledger& ledger;
-  };
+  using Data = WithLedger<std::vector<uint32_t>>;
   const Data both{moved, ledger};
   return out->encode(
       false,
       [](ResultBuffer& r, const void* data) {
         const auto& both = as<Data>(data);
-        for (const uint32_t c : both.moved)
+        for (const uint32_t c : both.list)
           r.addDrawnConsumption(both.ledger.consumption(c), both.ledger);
       },
       &both);
