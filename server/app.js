@@ -1,6 +1,7 @@
 // Builds the service: a Fastify instance with the external plugins (metrics, OpenAPI,
 // rate limit, load shedding), the app's own (errors, auth, ledgers), and the routes.
 // server.js reads the environment and starts it; tests call buildApp directly.
+import { STATUS_CODES } from 'node:http';
 import Fastify, { LogController } from 'fastify';
 import metrics from './plugins/external/metrics.js';
 import swagger from './plugins/external/swagger.js';
@@ -15,6 +16,58 @@ import health from './routes/health.js';
 import customers from './routes/v1/customers/index.js';
 
 export const BODY_LIMIT = 1024 * 1024;
+
+// A body must be UTF-8: decoded with replacement, two ids that differ only in invalid
+// bytes would become one (the second an "identical retry", never charged).
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+// What Node's HTTP parser refuses before any route runs (a request line and headers over
+// 16 KiB, bytes that are not HTTP, a request too slow to arrive), in the API's error body.
+function clientError(error, socket) {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy(error);
+    return;
+  }
+  const [status, code, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'HEADERS_TOO_LARGE', 'the request line and headers are over 16 KiB (a path parameter is at most 4096 characters)']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'REQUEST_TIMEOUT', 'the request took too long to arrive']
+        : [400, 'INVALID_ARGUMENT', 'the request is not valid HTTP/1.1'];
+  const body = JSON.stringify({ error: { code, message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+// Every number of the API is an integer, and JSON.parse rounds: 9007199254740990.5 and
+// 1.0000000000000001 parse to integers the client did not send. The first number token
+// (outside strings) whose decimal value is not an integer but parses to one, or null.
+export function nonIntegerNumber(text) {
+  if (!/[.eE]/.test(text)) return null;
+  const token = /-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?/y;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      token.lastIndex = i;
+      const match = token.exec(text);
+      if (match === null) continue;
+      const [whole, integer, fraction = '', exponent = '0'] = match;
+      // The decimal point sits after integer.length + exponent digits of integer + fraction:
+      // the value is an integer iff no digit at or after it is nonzero.
+      const digits = integer + fraction;
+      const point = integer.length + Number(exponent);
+      // (A fraction that survives parsing, like 1.5, is left to the route's schema, whose
+      // message names the field.)
+      if (/[1-9]/.test(digits.slice(Math.max(0, point))) && Number.isInteger(Number(whole))) return whole;
+      i += whole.length - 1;
+    }
+  }
+  return null;
+}
 
 function isJson(text) {
   try {
@@ -58,6 +111,7 @@ export async function buildApp({ store, keys, limits = {}, logger = false, reque
       return reply.code(500).send({ error: { code: 'INTERNAL', message: 'internal error' } });
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, discriminator: true } },
+    clientErrorHandler: clientError,
   });
 
   // Stopping (SIGTERM, SIGINT): a request that arrives on an open connection after close()
@@ -78,8 +132,16 @@ export async function buildApp({ store, keys, limits = {}, logger = false, reque
   // POST .../void takes no body: accept an empty one even when it is labelled JSON.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
-    if (text === '') return done(null, undefined);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
+    if (bytes.length === 0) return done(null, undefined);
+    let text;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      return done(invalidArgument('body is not valid UTF-8'), undefined);
+    }
+    const rounded = nonIntegerNumber(text);
+    if (rounded !== null) return done(invalidArgument(`every number must be an integer; ${rounded.slice(0, 40)} is not, and would be rounded to one`), undefined);
     return parseJson(request, text, (error, body) => {
       // Valid JSON that the parser refuses has a "__proto__" or "constructor.prototype" key.
       if (error !== null && isJson(text))

@@ -212,6 +212,33 @@ const BAD = [
     413,
     'PAYLOAD_TOO_LARGE',
   ],
+  [
+    'body not in UTF-8 (two such ids would be one after a replacement)',
+    'POST',
+    `${base}/consumptions`,
+    { raw: Buffer.concat([Buffer.from('{"eventId":"job-'), Buffer.from([0xff]), Buffer.from('","amount":1,"timestamp":1}')]) },
+    400,
+    'INVALID_ARGUMENT',
+    'UTF-8',
+  ],
+  [
+    'an amount that parsing would round to an integer',
+    'POST',
+    `${base}/grants`,
+    { raw: JSON.stringify(grant).replace('"amount":5', '"amount":9007199254740990.5') },
+    400,
+    'INVALID_ARGUMENT',
+    '9007199254740990.5',
+  ],
+  [
+    'a timestamp that parsing would round to an integer',
+    'POST',
+    `${base}/consumptions`,
+    { raw: JSON.stringify(consumption).replace('"timestamp":1', '"timestamp":1.0000000000000001') },
+    400,
+    'INVALID_ARGUMENT',
+    'integer',
+  ],
   ['unknown route', 'GET', '/v1/customers/acme/nothing-here', {}, 404, 'NOT_FOUND'],
   ['wrong method', 'DELETE', `${base}/grants`, {}, 404, 'NOT_FOUND'],
 ];
@@ -229,6 +256,23 @@ test('every malformed request gets its status and code and changes nothing', asy
     }
     assert.deepEqual(await state(), initial, `${name} changed nothing`);
   }
+});
+
+test("what Node's HTTP parser refuses before any route gets the API's error body", async () => {
+  const { connect } = await import('node:net');
+  const { port } = new URL(service.url);
+  const send = (request) =>
+    new Promise((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.end(request));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+  const parse = (text) => [Number(text.split(' ')[1]), JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)).error.code];
+  const long = `GET ${base}/grants/${'g'.repeat(17_000)} HTTP/1.1\r\nHost: x\r\n\r\n`;
+  assert.deepEqual(parse(await send(long)), [431, 'HEADERS_TOO_LARGE']);
+  assert.deepEqual(parse(await send('GET / HTTP/1.1\r\nno colon here\r\n\r\n')), [400, 'INVALID_ARGUMENT']);
 });
 
 test('missing and wrong keys are 401; roles and customer lists are 403', async () => {
