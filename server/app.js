@@ -141,7 +141,11 @@ export async function buildApp({ store, keys, limits = {}, logger = false, reque
       return done(invalidArgument('body is not valid UTF-8'), undefined);
     }
     const rounded = nonIntegerNumber(text);
-    if (rounded !== null) return done(invalidArgument(`every number must be an integer; ${rounded.slice(0, 40)} is not, and would be rounded to one`), undefined);
+    if (rounded !== null)
+      return done(
+        invalidArgument(`every number must be an integer; ${rounded.slice(0, 40)} is not, and would be rounded to one`),
+        undefined,
+      );
     return parseJson(request, text, (error, body) => {
       // Valid JSON that the parser refuses has a "__proto__" or "constructor.prototype" key.
       if (error !== null && isJson(text))
