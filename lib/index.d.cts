@@ -9,9 +9,9 @@
  * ```
  * @packageDocumentation
  */
-import type { GPULedger, LedgerError } from './index.js';
+import type { GPULedger, LedgerError } from './index.js' with { 'resolution-mode': 'import' };
 
-export type * from './index.js';
+export type * from './index.js' with { 'resolution-mode': 'import' };
 
 /** Instantiates the WebAssembly module once and resolves to the classes. */
 export declare function loadLedger(): Promise<{ GPULedger: typeof GPULedger; LedgerError: typeof LedgerError }>;

@@ -4,11 +4,21 @@
 // the WebAssembly module: only the worker does.
 import { LedgerError } from './errors.js';
 
-let nextId = 0; // unique per page, so several clients may share one worker
+let nextClient = 0;
+
+// How long a worker that reported an error has to answer a probe before its calls fail.
+const PROBE_MS = 10_000;
 
 /** Connects to a worker that called exposeLedger; returns the remote ledger. */
 export function connectLedger(worker) {
+  // Request ids unique to this client, so that several clients may share one worker and
+  // each takes only its own replies: a number per client of this module, and a random part
+  // for clients of another copy of it (another bundle on the same page).
+  const prefix = `gcl:${Math.random().toString(36).slice(2, 10)}:${nextClient++}:`;
+  let nextId = 0;
   const waiting = new Map();
+  /** @type {Error | null} */
+  let failed = null;
   worker.addEventListener('message', (event) => {
     const reply = event.data;
     const call = reply !== null && typeof reply === 'object' ? waiting.get(reply.id) : undefined;
@@ -17,11 +27,36 @@ export function connectLedger(worker) {
     if (reply.error) call.reject(rebuild(reply.error));
     else call.resolve(withErrorsRebuilt(reply));
   });
-  // A worker whose script failed to load or threw would otherwise leave calls pending forever.
-  worker.addEventListener('error', (event) => {
-    const error = new Error(`gpu-credit-ledger worker failed: ${event?.message ?? 'error event'}`);
-    for (const call of waiting.values()) call.reject(error);
+  // A worker's `error` event is an uncaught error of the worker's code, after which a
+  // browser's worker runs on (and exposeLedger answers every request it took, each as its
+  // ledger call ended), or a worker that never ran (its script failed to load or to
+  // parse), which will answer nothing. The event does not tell which: a probe request
+  // does. Its reply comes after those of every call sent before it; with none within
+  // PROBE_MS, every call, waiting or later, is rejected with that failure.
+  let probing = false;
+  const fail = (why) => {
+    failed = new Error(`gpu-credit-ledger worker failed: ${why}; no call reaches its ledger`);
+    for (const call of waiting.values()) call.reject(failed);
     waiting.clear();
+  };
+  worker.addEventListener('error', (event) => {
+    if (failed !== null || probing) return;
+    probing = true;
+    const what = typeof event?.message === 'string' && event.message !== '' ? event.message : 'an error event';
+    const id = `${prefix}probe${nextId++}`;
+    const timer = setTimeout(() => fail(`${what}, and no answer within ${PROBE_MS / 1000} s`), PROBE_MS);
+    /** @type {any} */ (timer).unref?.(); // Node: a probe alone keeps no process alive
+    const answered = () => {
+      clearTimeout(timer);
+      probing = false;
+    };
+    waiting.set(id, { resolve: answered, reject: answered }); // any reply: the worker runs
+    try {
+      worker.postMessage({ id, method: 'gcl:probe', args: [] });
+    } catch {
+      answered();
+      fail(what);
+    }
   });
 
   function call(method, args) {
@@ -30,7 +65,11 @@ export function connectLedger(worker) {
         reject(new TypeError('onPendingAccepted: a listener cannot cross to the worker; listen in the worker (exposeLedger)'));
         return;
       }
-      const id = `gcl:${nextId++}`;
+      if (failed !== null) {
+        reject(failed);
+        return;
+      }
+      const id = prefix + nextId++;
       waiting.set(id, { resolve, reject });
       try {
         worker.postMessage({ id, method, args });

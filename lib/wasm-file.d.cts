@@ -3,11 +3,11 @@
  * (`const { GPULedger } = await require('gpu-credit-ledger/wasm-file').loadLedger()`).
  * @packageDocumentation
  */
-import type { GPULedger, LedgerError } from './index.js';
-import type { WasmFileOptions } from './wasm-file.js';
+import type { GPULedger, LedgerError } from './index.js' with { 'resolution-mode': 'import' };
+import type { WasmFileOptions } from './wasm-file.js' with { 'resolution-mode': 'import' };
 
-export type * from './index.js';
-export type { WasmFileOptions } from './wasm-file.js';
+export type * from './index.js' with { 'resolution-mode': 'import' };
+export type { WasmFileOptions } from './wasm-file.js' with { 'resolution-mode': 'import' };
 
 /** Fetches and instantiates the WebAssembly module once and resolves to the classes. */
 export declare function loadLedger(options?: WasmFileOptions): Promise<{ GPULedger: typeof GPULedger; LedgerError: typeof LedgerError }>;

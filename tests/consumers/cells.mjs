@@ -37,12 +37,12 @@ export const cells = [
     shared: [],
     expect: { typeChecked: true },
   },
-  {
-    name: 'ts-nodenext-cjs',
+  ...['ts-nodenext-cjs', 'ts-node16-cjs'].map((name) => ({
+    name,
     kind: 'tsc',
     shared: [],
     expect: { main: SEED, wasmFile: SEED, duplicate: 'DUPLICATE_ID' },
-  },
+  })),
   {
     name: 'vite-main',
     kind: 'vite',

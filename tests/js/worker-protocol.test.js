@@ -2,7 +2,7 @@
 // requests posted before the module is loaded are all answered, in order; errors keep
 // their class and code and change nothing; a remote ledger behaves exactly like a local
 // one on random call sequences.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GPULedger, LedgerError } from 'gpu-credit-ledger';
 import { loadLedger } from 'gpu-credit-ledger/load';
 import { exposeLedger } from 'gpu-credit-ledger/worker';
@@ -164,6 +164,52 @@ describe('worker protocol', () => {
     expect(invalid.code).toBe('INVALID_SNAPSHOT');
     expect(await remote.toJSON()).toEqual(source.toJSON()); // a refused snapshot keeps the ledger
     source.dispose();
+  });
+
+  it('two clients on one worker, also of two copies of the module, each get their own answers', async () => {
+    const { remote, page } = connect();
+    const other = connectLedger(page);
+    // Two other bundles' copies, each numbering its requests from the start.
+    const first = (await import('../../lib/remote.js?copy=a')).connectLedger(page);
+    const second = (await import('../../lib/remote.js?copy=b')).connectLedger(page);
+    const answers = await Promise.all([
+      remote.addGrant('g', 100, 0, 10),
+      other.grantCount(),
+      first.getBalance(5),
+      second.grantCount(),
+      first.grantCount(),
+      second.getBalance(5),
+    ]);
+    expect(answers).toEqual([undefined, 1, 100, 1, 1, 100]);
+  });
+
+  it("after a worker's error event, calls are answered while it runs; a worker that answers nothing fails every call", async () => {
+    const errorEvent = (message) => {
+      const event = new Event('error');
+      if (message !== undefined) Object.defineProperty(event, 'message', { value: message });
+      return event;
+    };
+    // A running worker whose own code threw: the calls waiting and later are answered.
+    const { remote, page } = connect();
+    const waiting = remote.addGrant('g', 7, 0, 10);
+    page.dispatchEvent(errorEvent('Uncaught Error: unrelated'));
+    expect(await waiting).toBeUndefined();
+    expect(await remote.getBalance(5)).toBe(7);
+    // A worker that never ran (its script did not load): nothing answers.
+    vi.useFakeTimers();
+    try {
+      const dead = new EventTarget();
+      dead.postMessage = () => {};
+      const lost = connectLedger(dead);
+      const pending = rejection(lost.grantCount());
+      dead.dispatchEvent(errorEvent());
+      await vi.advanceTimersByTimeAsync(10_000);
+      const error = await pending;
+      expect(error.message).toMatch(/worker failed: an error event, and no answer within 10 s/);
+      expect((await rejection(lost.getBalance(0))).message).toBe(error.message);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('exposeLedger needs the loader function', () => {
