@@ -62,7 +62,11 @@ export function connectLedger(worker) {
   function call(method, args) {
     return new Promise((resolve, reject) => {
       if (method === 'onPendingAccepted') {
-        reject(new TypeError('onPendingAccepted: a listener cannot cross to the worker; listen in the worker (exposeLedger)'));
+        reject(
+          new TypeError(
+            "onPendingAccepted: a listener cannot cross to the worker; a call's let-in consumptions leave pending() (setGrantEnd lists them in acceptedPending)",
+          ),
+        );
         return;
       }
       if (failed !== null) {
