@@ -45,7 +45,7 @@ function clientError(error, socket) {
 // 1.0000000000000001 parse to integers the client did not send. The first number token
 // (outside strings) whose decimal value is not an integer but parses to one, or null.
 export function nonIntegerNumber(text) {
-  if (!/[.eE]/.test(text)) return null;
+  if (!/\d[.eE]/.test(text)) return null; // no number with a fraction or an exponent (most bodies)
   const token = /-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?/y;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
