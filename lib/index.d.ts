@@ -247,7 +247,7 @@ export declare class GPULedger {
    * consumption, old and new, stays funded under earliest-expiry replay; otherwise
    * returns `false` and leaves no trace (the id may be retried later).
    * Retrying an accepted id with the same parameters returns `true` and charges nothing.
-   * @throws {LedgerError} `DUPLICATE_ID` when an accepted consumption has this id with other parameters.
+   * @throws {LedgerError} `DUPLICATE_ID` when an accepted or queued consumption has this id with other parameters.
    */
   consume(eventId: string, amount: number, timestamp: number): boolean;
 
@@ -259,7 +259,7 @@ export declare class GPULedger {
 
   /**
    * The draws of an accepted consumption, in draw order, under the current replay; `null`
-   * for an unknown (or rejected) id. A grant added later with an earlier end can change
+   * for an unknown, rejected or queued id. A grant added later with an earlier end can change
    * them: they always describe the ledger as it is now.
    */
   allocations(eventId: string): Allocation[] | null;
@@ -332,7 +332,7 @@ export declare class GPULedger {
    * it costs O(log n) until a consumption before the blocker's time is accepted or a grant
    * starting by then is added (in-order consumptions and grants for the future are neither).
    * @throws {LedgerError} `DUPLICATE_ID` when an accepted or queued consumption has this id with other parameters.
-   * @throws {TypeError} for options that are not an object, unknown option keys, or a non-boolean `dryRun`.
+   * @throws {TypeError} for options that are not an object, unknown option keys, or a `dryRun` that is neither a boolean nor undefined.
    */
   tryConsume(eventId: string, amount: number, timestamp: number, options?: TryConsumeOptions): ConsumeResult;
 

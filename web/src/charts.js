@@ -131,8 +131,8 @@ const tagGrantBars = (rows) =>
 const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
 
 /**
- * The grant bars. With marks 'canvas' (the default) they are painted under Plot's axes;
- * with 'svg' they are Plot marks, as the demo drew them first (kept to compare speed).
+ * The grant bars. With marks 'svg' (a ledger of up to 2,000 marks: marksFor in app.js)
+ * they are Plot marks; with 'canvas' (a larger one) they are painted under Plot's axes.
  */
 function grantsChart(session, domain, width, pxPerUnit, { marks, selected }) {
   const { rows, rowNames, packed } = grantRows(session, domain, pxPerUnit);
