@@ -37,12 +37,20 @@ export const cells = [
     shared: [],
     expect: { typeChecked: true },
   },
-  ...['ts-nodenext-cjs', 'ts-node16-cjs'].map((name) => ({
-    name,
+  {
+    name: 'ts-nodenext-cjs',
     kind: 'tsc',
     shared: [],
     expect: { main: SEED, wasmFile: SEED, duplicate: 'DUPLICATE_ID' },
-  })),
+  },
+  {
+    name: 'ts-node16-cjs',
+    fixture: 'ts-nodenext-cjs', // the same CommonJS program under node16
+    compilerOptions: { module: 'node16', moduleResolution: 'node16' },
+    kind: 'tsc',
+    shared: [],
+    expect: { main: SEED, wasmFile: SEED, duplicate: 'DUPLICATE_ID' },
+  },
   {
     name: 'vite-main',
     kind: 'vite',

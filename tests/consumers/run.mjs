@@ -67,6 +67,13 @@ async function makeProject(cell, tarball) {
   const dir = join(work, cell.name);
   cpSync(join(here, 'fixtures', cell.fixture ?? cell.name), dir, { recursive: true });
   for (const file of cell.shared) cpSync(join(here, 'fixtures/shared', file), join(dir, file));
+  if (cell.compilerOptions) {
+    // A fixture's project under other TypeScript options (the same program).
+    const path = join(dir, 'tsconfig.json');
+    const config = JSON.parse(readFileSync(path, 'utf8'));
+    Object.assign(config.compilerOptions, cell.compilerOptions);
+    writeFileSync(path, JSON.stringify(config, null, 2));
+  }
   // The tarball has no dependencies: nothing to download, from a fresh machine too.
   await sh('npm', ['install', tarball, '--offline', '--no-save', '--no-audit', '--no-fund', '--loglevel=error'], dir);
   return dir;
