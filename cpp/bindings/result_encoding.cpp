@@ -60,7 +60,11 @@ bool ResultBuffer::reserve(bool copied) {
   numbers_ = static_cast<double*>(std::malloc(numbersRoom_ * sizeof(double)));
   text_ = static_cast<char*>(std::malloc(textRoom_));
   if (numbers_ != nullptr && text_ != nullptr) return true;
-  release();
+  std::free(numbers_);  // one of the two failed: neither is kept
+  std::free(text_);
+  numbers_ = nullptr;
+  text_ = nullptr;
+  numbersRoom_ = textRoom_ = 0;
   return false;
 }
 
@@ -116,12 +120,12 @@ ResultBuffer& ResultBuffer::addDrawnConsumption(const gcl::ConsumptionRecord& co
 }
 
 void ResultBuffer::release() {
-  if (numbersRoom_ > kKeptSlots || numbers_ == nullptr || text_ == nullptr) {
+  if (numbersRoom_ > kKeptSlots) {
     std::free(numbers_);
     numbers_ = nullptr;
     numbersRoom_ = 0;
   }
-  if (textRoom_ > kKeptSlots || numbers_ == nullptr || text_ == nullptr) {
+  if (textRoom_ > kKeptSlots) {
     std::free(text_);
     text_ = nullptr;
     textRoom_ = 0;

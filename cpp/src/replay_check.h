@@ -103,9 +103,8 @@ class LiveGrants {
     }
   }
   GCL_ALWAYS_INLINE void push(uint32_t grant, int64_t remaining) {
-    const int64_t end = grants_->endTime[grant];
-    if (head_ != tail_ && (end < tail_[-1].end ||
-                           (end == tail_[-1].end && !grants_->idBefore(tail_[-1].grant, grant)))) {
+    const LiveGrant joining{grants_->endTime[grant], remaining, grant};
+    if (head_ != tail_ && !drawnLater(*grants_, joining, tail_[-1])) {
       heap_->push(grant, remaining);
       return;
     }
@@ -117,7 +116,7 @@ class LiveGrants {
       limit_ = room.limit;
     }
     LiveGrant& item = *tail_++;  // field by field: no struct copy through memory
-    item.end = end;
+    item.end = joining.end;
     item.remaining = remaining;
     item.grant = grant;
   }
@@ -137,14 +136,15 @@ class LiveGrants {
   __attribute__((noinline)) static Buffer makeRoom(Buffer b) {
     const size_t live = static_cast<size_t>(b.tail - b.head);
     const size_t capacity = static_cast<size_t>(b.limit - b.queue);
-    LiveGrant* to = b.queue;
-    if (2 * live >= capacity) to = new LiveGrant[std::max<size_t>(64, 2 * capacity)];
-    std::copy(b.head, b.tail, to);
-    if (to != b.queue) {
-      delete[] b.queue;
-      b.limit = to + std::max<size_t>(64, 2 * capacity);
+    if (2 * live < capacity) {  // compacted in place
+      std::copy(b.head, b.tail, b.queue);
+      return {b.queue, b.queue, b.queue + live, b.limit};
     }
-    return {to, to, to + live, b.limit};
+    const size_t grown = std::max<size_t>(64, 2 * capacity);
+    LiveGrant* const to = new LiveGrant[grown];
+    std::copy(b.head, b.tail, to);
+    delete[] b.queue;
+    return {to, to, to + live, to + grown};
   }
   const GrantTable* grants_;
   DrawOrderHeap* heap_;
