@@ -19,7 +19,7 @@
 // share, wall-clock times move by 2x; "cpu" is the main thread's own time on a CPU over
 // the same span (Linux: /proc schedstat; absent elsewhere), which other processes move far less.
 // --child-flags: Node or V8 flags for every child, space-separated (e.g. '--v8-pool-size=1',
-// one worker thread for V8's background compilation: README, *Cold start*).
+// one worker thread for V8's background compilation: docs/performance.md, *Cold start*).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

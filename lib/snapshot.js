@@ -111,7 +111,7 @@ export function readSnapshotHead(doc, { checkTime }) {
  * The common case is tested inline first, each part guarding the check it stands for:
  * an entry that passes calls no check at all. Cold code (a process that loads a snapshot
  * before V8 has optimised the loop) pays for every call per entry, and the checks took
- * a dozen: a tenth of a cold fromJSON of 10^5 entries (README, *Entry checks inline*). Each test
+ * a dozen: a tenth of a cold fromJSON of 10^5 entries (docs/performance.md, *Entry checks inline*). Each test
  * implies its check passes (its converse is not needed: an id longer than MAX_ID_BYTES / 3
  * units fails the test and goes to checkId, which counts its bytes), and the keys it
  * accepts are isGrantKey's and isConsumptionKey's.

@@ -234,7 +234,7 @@ void WasmLedger::reserveBatch(int count, int idBytes) {
 }
 
 // Bytes per event a loaded ledger holds beyond the arrays Ledger::reserve sizes (measured
-// natively: 114-199 bytes per event in all, README "Performance").
+// natively: 114-199 bytes per event in all, docs/performance.md, "Engine bytes per event").
 constexpr size_t kUnreservedBytesPerEvent = 160;
 
 void WasmLedger::reserveEvents(int count) {
