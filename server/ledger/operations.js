@@ -4,7 +4,7 @@
 // store/interface.js). Nothing is logged for rejections, dry runs, identical retries
 // and reads. Package errors leave the ledger unchanged; they are converted here.
 import { LedgerError } from 'gpu-credit-ledger';
-import { fromLibrary, notFound } from '../errors.js';
+import { ServiceError, fromLibrary, notFound } from '../errors.js';
 import { encodeAllocations } from '../store/allocations.js';
 import { loggedConsumptionAnswer, loggedGrantAnswer, loggedSubmissionAnswer } from '../cleanup/archived-retries.js';
 
@@ -27,7 +27,9 @@ function guarded(fn) {
  * - after compaction, the ids the ledger no longer holds: the store does (log or archive),
  *   and they stay taken;
  * - a grant the ledger holds (or voided) with other parameters than the add's: a late retry
- *   of its first add, made before an end change (or a void), is still an identical retry.
+ *   of its first add, made before an end change (or a void), is still an identical retry;
+ * - the grant of an end change or a void that the compacted ledger no longer holds: if the
+ *   store has its add, it ended before the horizon (BEFORE_HORIZON, not NOT_FOUND).
  */
 export function unheldIds(op, state, input) {
   const compacted = state.ledger.horizon !== 0;
@@ -50,7 +52,9 @@ export function unheldIds(op, state, input) {
   };
   if (op === addGrant) grant(input);
   else if (op === consume) consumption(input.eventId);
-  else if (op === applyEvents) for (const event of input.events) event.type === 'grant' ? grant(event) : consumption(event.eventId);
+  else if ((op === setGrantEnd || op === voidGrant) && compacted && !state.voided.has(input.grantId)) {
+    if (unlessRefused(() => state.ledger.burnDown(input.grantId)) === null) out.push(['grant', input.grantId]);
+  } else if (op === applyEvents) for (const event of input.events) event.type === 'grant' ? grant(event) : consumption(event.eventId);
   return out;
 }
 
@@ -76,6 +80,17 @@ function sameGrant([amount, startTime, endTime], event) {
 function archivedOutcome(answer) {
   if (answer.status >= 400) throw new LedgerError(answer.body.error.code, answer.body.error.message);
   return { result: answer, entries: NONE };
+}
+
+// An end change or a void of a grant that compaction dropped (the store holds its add):
+// its whole window is before the horizon, whose history is final.
+function droppedGrant(state, method, grantId) {
+  if (state.archived?.grant.get(grantId) === undefined) return null;
+  return new ServiceError(
+    409,
+    'BEFORE_HORIZON',
+    `${method}: grant ${JSON.stringify(grantId)} ended before the horizon ${state.ledger.horizon}; its history is final`,
+  );
 }
 
 /**
@@ -199,7 +214,7 @@ function voidGrantUnguarded(state, { grantId }) {
   // burnDown), and changes nothing.
   const grant = unlessRefused(() => ledger.burnDown(grantId));
   if (grant === undefined) ledger.voidGrant(grantId);
-  if (grant == null) throw notFound(`voidGrant: no grant ${JSON.stringify(grantId)}`);
+  if (grant == null) throw droppedGrant(state, 'voidGrant', grantId) ?? notFound(`voidGrant: no grant ${JSON.stringify(grantId)}`);
   const r = ledger.voidGrant(grantId);
   let entries = NONE;
   if (r.applied) {
@@ -212,6 +227,8 @@ function voidGrantUnguarded(state, { grantId }) {
 /** PATCH grants/{grantId} {endTime}. */
 function setGrantEndUnguarded(state, { grantId, endTime }) {
   if (state.voided.has(grantId)) throw notFound(`setGrantEnd: grant ${JSON.stringify(grantId)} was voided`);
+  const dropped = droppedGrant(state, 'setGrantEnd', grantId);
+  if (dropped !== null) throw dropped;
   state.letIn = [];
   const r = state.ledger.setGrantEnd(grantId, endTime);
   const letIn = state.takeLetIn();

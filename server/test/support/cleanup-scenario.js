@@ -155,6 +155,26 @@ export async function runCleanupScenario(t, storeKit, seed) {
         [409, 'DUPLICATE_ID'],
       ],
     );
+    // An end change or a void of the dropped grant: its window is before the horizon, which
+    // is final (409 BEFORE_HORIZON, not 404); an id the store never saw is still 404.
+    const grantUrl = `/v1/customers/${customer}/grants/${dropped.grantId}`;
+    const endChange = await app.inject({ method: 'PATCH', url: grantUrl, headers: auth, payload: { endTime: h + 100 } });
+    const voided = await app.inject({ method: 'POST', url: `${grantUrl}/void`, headers: auth });
+    const unknown = await app.inject({
+      method: 'PATCH',
+      url: `/v1/customers/${customer}/grants/never-added`,
+      headers: auth,
+      payload: { endTime: h + 100 },
+    });
+    assert.deepEqual(
+      [endChange, voided, unknown].map((r) => [r.statusCode, r.json().error?.code]),
+      [
+        [409, 'BEFORE_HORIZON'],
+        [409, 'BEFORE_HORIZON'],
+        [404, 'NOT_FOUND'],
+      ],
+      'a dropped grant changed or voided',
+    );
     // A queued consumption before the horizon (let in, or still queued and dropped by the
     // compaction): its id stays taken for other parameters, before the horizon and after
     // it; the same parameters keep the ledger's refusal.
