@@ -2,10 +2,11 @@
 // (WasmLedger::applyBatch, cpp/bindings/wasm_ledger.h, through the plain exports `raw`).
 // Ids travel as one UTF-8 buffer with end offsets, numbers as a Float64Array, results as
 // an Int32Array; each event is applied exactly as its single call would apply it. Events
-// come as objects (runBatch: applyBatch, fromJSON) or as columns already in that shape
+// come as objects (BatchRun: applyBatch, fromJSON) or as columns already in that shape
 // (runColumns: applyColumns), which are copied in whole.
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 // Event kinds as WasmLedger::BatchKind numbers them.
 export const BATCH_GRANT = 0;
@@ -15,7 +16,7 @@ export const BATCH_SKIP = 3;
 
 // Events per crossing: bounds the batch buffers (ids at most 3 bytes per UTF-16 unit).
 // Small enough that the first crossings, which V8 runs as baseline code, are short.
-const CHUNK = 4096;
+export const CHUNK = 4096;
 
 // A chunk staged in JavaScript before it crosses: kinds, UTF-8 ids with their end
 // offsets, numbers (amount, time1, time2 per event). Allocated when the module loads and
@@ -30,7 +31,6 @@ function newStage() {
     ids: new Uint8Array(16 * CHUNK), // grows when a chunk's ids need more
     idEnds: new Uint32Array(CHUNK),
     numbers: new Float64Array(3 * CHUNK),
-    idTexts: new Array(CHUNK).fill(''), // each event's id as read, for settle
   };
 }
 /** @type {ReturnType<typeof newStage> | null} */
@@ -59,74 +59,110 @@ function crossChunk(module, raw, self, size, kinds, ids, idEnds, idBase, numbers
 }
 
 /**
- * Runs `count` events through the ledger at address `self` in chunks (`raw`: the module's
- * plain exports, module.exports). `describe(i, slot)` validates event i and writes its
- * [kind, id, amount, time1, time2] into `slot` (kind BATCH_SKIP leaves it out); it is
- * called once per event, and every call of a chunk comes before the chunk crosses, so an
- * event's getters run once and before any view of WASM memory is taken. `settle(i,
- * result, kind, id)` receives each event's raw result (1, 0 or minus a status code) with
- * the kind and id `describe` gave. Nothing here allocates per event.
+ * A load of `count` events through the ledger at address `self` (`raw`: the module's plain
+ * exports, module.exports), a chunk of at most CHUNK events at a time. The caller's own
+ * loop stages the events in order (`put`, or `skip` for an event left out) and calls
+ * `flush()` when `size` reaches CHUNK and after the last event; `flush` applies the staged
+ * events and hands their raw results to `settle(first, results, size)` (first: the index of
+ * the chunk's first event in the load; results[k]: 1, 0 or minus a status code, nothing for
+ * a skipped event; `kind(k)` and `id(k)` tell what was staged), then `end()`. No callback
+ * runs per event: the caller calls the staging methods directly, and V8 inlines them into
+ * its loop. An event's getters run once and before any view of WASM memory is taken; a
+ * call they make into the same ledger flushes the events staged before it first
+ * (GPULedger's #at), as one call per event would have. Nothing here allocates per event.
  */
-export function runBatch(module, raw, self, maxIdBytes, count, describe, settle) {
-  /** @type {[kind: number, id: string, amount: number, a: number, b: number]} */
-  const slot = [BATCH_SKIP, '', 0, 0, 0];
-  const stage = takeStage();
-  // Room for every event at once (a hint the core declines when the heap budget is
-  // short): the core's arrays and the WASM memory then grow once, not step by step, and
-  // V8 runs one garbage collection for the memory's growth instead of one per step.
-  raw.reserveEvents(self, count);
-  for (let start = 0; start < count; start += CHUNK) {
-    const size = Math.min(CHUNK, count - start);
-    const { kinds, idEnds, numbers, idTexts } = stage;
-    let at = 0;
-    for (let k = 0; k < size; k++) {
-      describe(start + k, slot);
-      const kind = slot[0];
-      kinds[k] = kind;
-      if (kind !== BATCH_SKIP) {
-        const id = slot[1];
-        idTexts[k] = id;
-        if (at + 3 * id.length > stage.ids.length) {
-          const grown = new Uint8Array(Math.max(2 * stage.ids.length, at + Math.min(3 * id.length, maxIdBytes)));
-          grown.set(stage.ids.subarray(0, at));
-          stage.ids = grown;
-        }
-        const ids = stage.ids;
-        let ascii = true;
-        for (let i = 0; i < id.length; i++) {
-          const unit = id.charCodeAt(i);
-          if (unit >= 0x80) {
-            ascii = false;
-            break;
-          }
-          ids[at + i] = unit;
-        }
-        at += ascii ? id.length : encoder.encodeInto(id, ids.subarray(at)).written;
-        numbers[3 * k] = slot[2];
-        numbers[3 * k + 1] = slot[3];
-        numbers[3 * k + 2] = slot[4];
-      }
-      idEnds[k] = at;
+export class BatchRun {
+  constructor(module, raw, self, maxIdBytes, count, settle) {
+    this.module = module;
+    this.raw = raw;
+    this.self = self;
+    this.maxIdBytes = maxIdBytes;
+    this.settle = settle;
+    this.stage = takeStage();
+    this.first = 0; // the load's index of the first staged event
+    this.size = 0; // events staged
+    this.idBytes = 0; // their id bytes
+    // Room for every event at once (a hint the core declines when the heap budget is
+    // short): the core's arrays and the WASM memory then grow once, not step by step, and
+    // V8 runs one garbage collection for the memory's growth instead of one per step.
+    raw.reserveEvents(self, count);
+  }
+
+  /** Stages the next event: its kind (BATCH_GRANT, BATCH_CONSUME, BATCH_RESTORE_GRANT), id and numbers. */
+  put(kind, id, amount, a, b) {
+    const stage = this.stage;
+    const k = this.size++;
+    stage.kinds[k] = kind;
+    let at = this.idBytes;
+    if (at + 3 * id.length > stage.ids.length) {
+      const grown = new Uint8Array(Math.max(2 * stage.ids.length, at + Math.min(3 * id.length, this.maxIdBytes)));
+      grown.set(stage.ids.subarray(0, at));
+      stage.ids = grown;
     }
+    const ids = stage.ids;
+    let ascii = true;
+    for (let i = 0; i < id.length; i++) {
+      const unit = id.charCodeAt(i);
+      if (unit >= 0x80) {
+        ascii = false;
+        break;
+      }
+      ids[at + i] = unit;
+    }
+    at += ascii ? id.length : encoder.encodeInto(id, ids.subarray(at)).written;
+    this.idBytes = at;
+    stage.idEnds[k] = at;
+    const numbers = stage.numbers;
+    numbers[3 * k] = amount;
+    numbers[3 * k + 1] = a;
+    numbers[3 * k + 2] = b;
+  }
+
+  /** Leaves the next event out: the core does not see it, and it has no result. */
+  skip() {
+    const k = this.size++;
+    this.stage.kinds[k] = BATCH_SKIP;
+    this.stage.idEnds[k] = this.idBytes;
+  }
+
+  /** Chunk event k's kind as staged, and its id (for settle's error messages). */
+  kind(k) {
+    return this.stage.kinds[k];
+  }
+  id(k) {
+    const { ids, idEnds } = this.stage;
+    return decoder.decode(ids.subarray(k === 0 ? 0 : idEnds[k - 1], idEnds[k]));
+  }
+
+  /** Applies the staged events (if any) and settles them. */
+  flush() {
+    const size = this.size;
+    if (size === 0) return;
+    const { kinds, ids, idEnds, numbers } = this.stage;
     const full = size === CHUNK;
     const results = crossChunk(
-      module,
-      raw,
-      self,
+      this.module,
+      this.raw,
+      this.self,
       size,
       full ? kinds : kinds.subarray(0, size),
-      stage.ids,
+      ids,
       full ? idEnds : idEnds.subarray(0, size),
       0,
       full ? numbers : numbers.subarray(0, 3 * size),
     );
-    for (let k = 0; k < size; k++) {
-      if (kinds[k] !== BATCH_SKIP) settle(start + k, results[k], kinds[k], idTexts[k]);
-    }
+    const first = this.first;
+    this.first += size;
+    this.size = 0;
+    this.idBytes = 0;
+    this.settle(first, results, size);
   }
-  raw.reserveBatch(self, 0, 0); // frees the buffers: a ledger keeps no batch memory between calls
-  stage.idTexts.fill(''); // holds no application string
-  spareStage = stage;
+
+  /** After the last flush: frees the batch buffers (a ledger keeps no batch memory between calls). */
+  end() {
+    this.raw.reserveBatch(this.self, 0, 0);
+    spareStage = this.stage;
+  }
 }
 
 // applyColumns' result codes, one byte per event: 0 a consumption the ledger rejected,
@@ -136,7 +172,7 @@ export const COLUMN_FAILED = 2; // the event's single call would have thrown
 
 /**
  * Runs the events of `columns` (GPULedger.applyColumns, checked there: kinds 0 and 1 are
- * BATCH_GRANT and BATCH_CONSUME) through the ledger at `self` in the chunks of runBatch,
+ * BATCH_GRANT and BATCH_CONSUME) through the ledger at `self` in the chunks of BatchRun,
  * writing each event's code into `results`. Events already COLUMN_FAILED there stay out
  * (`anyFailed` false: none is); `fail(i, status)` gets each event the core refused.
  * The ids and kinds are copied into WASM memory in whole, the numbers interleaved as the

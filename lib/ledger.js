@@ -3,7 +3,7 @@
 // through the plain exports of cpp/bindings/wasm_bindings.cpp), turns a status code into
 // an error (lib/status.js) and a result from the ledger's result buffer into objects
 // (lib/decode.js). Nothing reaches WASM unchecked, and no error is thrown after a change.
-import { BATCH_CONSUME, BATCH_GRANT, BATCH_RESTORE_GRANT, BATCH_SKIP, COLUMN_FAILED, runBatch, runColumns } from './batch.js';
+import { BATCH_CONSUME, BATCH_GRANT, BATCH_SKIP, BatchRun, CHUNK, COLUMN_FAILED, runColumns } from './batch.js';
 import { readCoreTable } from './core-table.js';
 import {
   readAllocations,
@@ -102,13 +102,13 @@ export function makeApi(module) {
     checkTime('consume', 'timestamp', timestamp);
   }
 
-  // An applyBatch event into runBatch's `slot`: each field read once (a getter cannot hand
-  // the checks one value and the load another) and checked as its single call checks it,
-  // in the same order. As fromJSON's readers do (lib/snapshot.js), the common case is
+  // An applyBatch event, staged in `run` (BatchRun): each field read once (a getter cannot
+  // hand the checks one value and the load another) and checked as its single call checks
+  // it, in the same order. As fromJSON's readers do (lib/snapshot.js), the common case is
   // tested inline and the checks run only for an event that fails the test: each test
   // implies its checks pass.
   const maxIdUnits = MAX_ID_BYTES / 3; // a UTF-16 unit is at most 3 UTF-8 bytes
-  function readBatchEvent(event, i, slot) {
+  function readBatchEvent(event, i, run) {
     if (typeof event !== 'object' || event === null || Array.isArray(event)) {
       throw new TypeError(`applyBatch: events[${i}] must be an object, got ${notAnObject(event)}`);
     }
@@ -131,11 +131,7 @@ export function makeApi(module) {
         startTime <= endTime &&
         endTime <= MAX_SAFE;
       if (!fits) checkGrantValues(amount, startTime, endTime);
-      slot[0] = BATCH_GRANT;
-      slot[1] = grantId;
-      slot[2] = amount;
-      slot[3] = startTime;
-      slot[4] = endTime;
+      run.put(BATCH_GRANT, grantId, amount, startTime, endTime);
     } else if (kind === 'consume') {
       const eventId = event.eventId;
       if (!(typeof eventId === 'string' && eventId.length > 0 && eventId.length <= maxIdUnits && isWellFormed(eventId))) {
@@ -151,10 +147,7 @@ export function makeApi(module) {
         timestamp >= 0 &&
         timestamp <= MAX_SAFE;
       if (!fits) checkConsumeValues(amount, timestamp);
-      slot[0] = BATCH_CONSUME;
-      slot[1] = eventId;
-      slot[2] = amount;
-      slot[3] = timestamp;
+      run.put(BATCH_CONSUME, eventId, amount, timestamp, 0);
     } else {
       throw new TypeError(`applyBatch: events[${i}].kind must be "grant" or "consume", got ${JSON.stringify(String(kind))}`);
     }
@@ -209,6 +202,8 @@ export function makeApi(module) {
   class GPULedger {
     #self; // the WASM ledger's address, for the plain exports; 0 once disposed
     #idAddress;
+    /** @type {BatchRun | null} */
+    #run = null; // the applyBatch whose events are being read, if any
     #pendingListeners = new PendingListeners();
 
     constructor() {
@@ -217,12 +212,21 @@ export function makeApi(module) {
       finalizer.register(this, this.#self, this);
     }
 
-    // The address for the plain exports, once the ledger is checked to be live.
+    // The address for the plain exports, once the ledger is checked to be live. A call made
+    // while an applyBatch reads its events (from an event's getter) comes after the events
+    // before that one, as with one call per event: they are applied first.
     #at(method) {
       if (this.#self === 0) {
         throw new LedgerError('DISPOSED', `${method}: this ledger was disposed`);
       }
+      if (this.#run !== null) this.#flush(this.#run, method);
       return this.#self;
+    }
+
+    // Applies what `run` has staged, unless an event's getter disposed the ledger.
+    #flush(run, method) {
+      if (this.#self === 0) throw new LedgerError('DISPOSED', `${method}: this ledger was disposed`);
+      run.flush();
     }
 
     #id(text) {
@@ -309,26 +313,37 @@ export function makeApi(module) {
       if (!Array.isArray(events)) {
         throw new TypeError(`applyBatch: events must be an array, got ${events === null ? 'null' : typeof events}`);
       }
-      const results = new Array(events.length);
-      const describe = (i, slot) => {
-        try {
-          readBatchEvent(events[i], i, slot);
-        } catch (error) {
-          results[i] = error;
-          slot[0] = BATCH_SKIP;
+      const count = events.length;
+      const results = new Array(count);
+      const settle = (first, out, size) => {
+        for (let k = 0; k < size; k++) {
+          const kind = run.kind(k);
+          if (kind === BATCH_SKIP) continue; // its result is its error, set when it was read
+          const result = out[k];
+          const i = first + k;
+          if (result >= 0) results[i] = result === 1;
+          else if (kind === BATCH_GRANT) results[i] = statusError('addGrant', -result, `grant ${JSON.stringify(run.id(k))}`);
+          else results[i] = statusError('consume', -result, `consumption ${JSON.stringify(run.id(k))}`);
         }
       };
-      const settle = (i, result, kind, id) => {
-        if (result >= 0) {
-          results[i] = result === 1;
-          return;
+      const run = new BatchRun(module, raw, this.#self, MAX_ID_BYTES, count, settle);
+      const outer = this.#run; // an applyBatch from an event's getter of another, on this ledger
+      this.#run = run;
+      try {
+        for (let i = 0; i < count; i++) {
+          try {
+            readBatchEvent(events[i], i, run);
+          } catch (error) {
+            results[i] = error;
+            run.skip();
+          }
+          if (run.size === CHUNK) this.#flush(run, 'applyBatch');
         }
-        results[i] =
-          kind === BATCH_GRANT
-            ? statusError('addGrant', -result, `grant ${JSON.stringify(id)}`)
-            : statusError('consume', -result, `consumption ${JSON.stringify(id)}`);
-      };
-      runBatch(module, raw, this.#self, MAX_ID_BYTES, events.length, describe, settle);
+        this.#flush(run, 'applyBatch');
+      } finally {
+        this.#run = outer;
+      }
+      run.end();
       this.#takeAcceptedPending();
       return results;
     }
@@ -345,8 +360,9 @@ export function makeApi(module) {
      * have thrown, in `errors` by index (an id that is not well-formed UTF-8: RangeError).
      */
     applyColumns(columns) {
-      const self = this.#at('applyColumns');
+      this.#at('applyColumns');
       const read = readColumns(columns);
+      const self = this.#at('applyColumns'); // a getter of `columns` may have disposed the ledger
       const { kinds, ids, idEnds, amounts, times, endTimes } = read;
       const count = kinds.length;
       const results = new Uint8Array(count);
@@ -407,6 +423,7 @@ export function makeApi(module) {
       checkAmount('tryConsume', 'amount', amount);
       checkTime('tryConsume', 'timestamp', timestamp);
       const { dryRun = false } = checkTryConsumeOptions('tryConsume', options);
+      this.#at('tryConsume'); // the options' getter may have disposed the ledger
       const count = raw.tryConsume(self, this.#id(eventId), amount, timestamp, dryRun ? 1 : 0);
       if (count < 0) throw statusError('tryConsume', -count, `consumption ${JSON.stringify(eventId)}`);
       return readResult(self, count, readConsumeResult, REJECT_REASONS);
@@ -580,38 +597,49 @@ export function makeApi(module) {
         if (horizon > 0) ledger.compact(horizon); // an empty ledger: only sets the horizon
         /** @type {Error | null} */
         let failure = null;
-        const describe = (i, slot) => {
-          try {
-            if (i < grants.length) {
-              read.grant(grants[i], i, slot);
-              slot[0] = BATCH_RESTORE_GRANT;
-            } else {
-              read.consumption(consumptions[i - grants.length], i - grants.length, slot);
-              slot[0] = BATCH_CONSUME;
-            }
-          } catch (error) {
-            invalid = /** @type {Error} */ (error);
-            throw error;
-          }
-        };
-        const settle = (i, result, kind, id) => {
-          if (result === 1 || failure !== null) return; // the first failure is the answer
+        // The first entry the core refused: its error, naming the entry.
+        const refusal = (i, result, id) => {
           if (i < grants.length) {
             const error = statusError('fromJSON', -result, `grant ${JSON.stringify(id)}`);
             // A RangeError (the grant total) is the document's fault: name the entry.
-            failure =
-              error instanceof RangeError
-                ? refuse(`grants[${i}] (${JSON.stringify(id)}): ${error.message.slice('fromJSON: '.length)}`)
-                : error;
-            return;
+            return error instanceof RangeError
+              ? refuse(`grants[${i}] (${JSON.stringify(id)}): ${error.message.slice('fromJSON: '.length)}`)
+              : error;
           }
-          failure =
-            result === 0
-              ? refuse(`consumptions[${i - grants.length}] (${JSON.stringify(id)}) cannot be funded: the rules would have rejected it`)
-              : statusError('fromJSON', -result, `consumption ${JSON.stringify(id)}`);
+          return result === 0
+            ? refuse(`consumptions[${i - grants.length}] (${JSON.stringify(id)}) cannot be funded: the rules would have rejected it`)
+            : statusError('fromJSON', -result, `consumption ${JSON.stringify(id)}`);
         };
         const self = ledger.#at('fromJSON');
-        runBatch(module, raw, self, MAX_ID_BYTES, grants.length + consumptions.length, describe, settle);
+        const count = grants.length + consumptions.length;
+        const settle = (first, out, size) => {
+          for (let k = 0; k < size && failure === null; k++) {
+            if (out[k] !== 1) failure = refusal(first + k, out[k], run.id(k)); // the first failure is the answer
+          }
+        };
+        const run = new BatchRun(module, raw, self, MAX_ID_BYTES, count, settle);
+        const invalidEntry = (error) => {
+          invalid = /** @type {Error} */ (error);
+          return error;
+        };
+        for (let i = 0; i < grants.length; i++) {
+          try {
+            read.grant(grants[i], i, run);
+          } catch (error) {
+            throw invalidEntry(error);
+          }
+          if (run.size === CHUNK) run.flush();
+        }
+        for (let i = 0; i < consumptions.length; i++) {
+          try {
+            read.consumption(consumptions[i], i, run);
+          } catch (error) {
+            throw invalidEntry(error);
+          }
+          if (run.size === CHUNK) run.flush();
+        }
+        run.flush();
+        run.end();
         if (failure !== null || raw.grantCount(self) !== grants.length || raw.consumptionCount(self) !== consumptions.length) {
           strict(); // an id that appears twice
           throw failure ?? refuse('an id appears twice');

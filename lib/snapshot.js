@@ -1,4 +1,5 @@
 // The snapshot document: what toJSON() writes and fromJSON() accepts (README, "Snapshots").
+import { BATCH_CONSUME, BATCH_RESTORE_GRANT } from './batch.js';
 import { LedgerError } from './errors.js';
 import { isWellFormed } from './validate.js';
 
@@ -103,9 +104,10 @@ export function readSnapshotHead(doc, { checkTime }) {
 /**
  * One entry of each list, checked with the methods' own checks (`checks`, from
  * makeChecks; `limits`: the core's MAX_ID_BYTES and MAX_SAFE): its shape, then each
- * field, read once, in the document's order of fields. `grant(entry, i, slot)` writes
- * [, grantId, amount, startTime, endTime] into slot[1..4], `consumption(entry, i, slot)`
- * [, eventId, amount, timestamp] into slot[1..3]; both throw INVALID_SNAPSHOT for the
+ * field, read once, in the document's order of fields. `grant(entry, i, run)` and
+ * `consumption(entry, i, run)` hand it to `run.put(kind, id, amount, a, b)` (a BatchRun,
+ * lib/batch.js: BATCH_RESTORE_GRANT with grantId, amount, startTime, endTime;
+ * BATCH_CONSUME with eventId, amount, timestamp); both throw INVALID_SNAPSHOT for the
  * entry's first error. Ids appearing twice are not theirs to see.
  *
  * The common case is tested inline first, each part guarding the check it stands for:
@@ -119,7 +121,7 @@ export function readSnapshotHead(doc, { checkTime }) {
 export function makeEntryReaders({ checkId, checkAmount, checkTime, checkWindow }, horizon, { MAX_ID_BYTES, MAX_SAFE }) {
   const maxIdUnits = MAX_ID_BYTES / 3; // a UTF-16 unit is at most 3 UTF-8 bytes
   return {
-    grant(entry, i, slot) {
+    grant(entry, i, run) {
       let plain = isPlainObject(entry);
       if (plain) {
         for (const key in entry) {
@@ -154,12 +156,9 @@ export function makeEntryReaders({ checkId, checkAmount, checkTime, checkWindow 
         if (startTime > endTime) field(checkWindow, `grants[${i}].startTime`, startTime, `grants[${i}].endTime`, endTime);
         if (endTime < horizon) throw refuse(`grants[${i}].endTime ${endTime} is before the horizon ${horizon}`);
       }
-      slot[1] = grantId;
-      slot[2] = amount;
-      slot[3] = startTime;
-      slot[4] = endTime;
+      run.put(BATCH_RESTORE_GRANT, grantId, amount, startTime, endTime);
     },
-    consumption(entry, i, slot) {
+    consumption(entry, i, run) {
       let plain = isPlainObject(entry);
       if (plain) {
         for (const key in entry) {
@@ -185,9 +184,7 @@ export function makeEntryReaders({ checkId, checkAmount, checkTime, checkWindow 
         entryField(checkTime, 'consumptions', i, 'timestamp', timestamp);
         if (timestamp < horizon) throw refuse(`consumptions[${i}].timestamp ${timestamp} is before the horizon ${horizon}`);
       }
-      slot[1] = eventId;
-      slot[2] = amount;
-      slot[3] = timestamp;
+      run.put(BATCH_CONSUME, eventId, amount, timestamp, 0);
     },
   };
 }
@@ -204,18 +201,18 @@ export function checkSnapshot(doc, checks, limits) {
   checkEntries(doc.grants, 'grants', isGrantKey);
   checkEntries(doc.consumptions, 'consumptions', isConsumptionKey);
   const read = makeEntryReaders(checks, horizon, limits);
-  /** @type {[unknown, string, number, number, number]} */
-  const slot = [0, '', 0, 0, 0];
+  let id = ''; // the entry's id, as the readers hand it on
+  const take = { put: (/** @type {number} */ kind, /** @type {string} */ text) => void (id = text) };
   const grantIds = new Set();
   for (let i = 0; i < doc.grants.length; i++) {
-    read.grant(doc.grants[i], i, slot);
-    if (grantIds.has(slot[1])) throw refuse(`grants[${i}].grantId ${JSON.stringify(slot[1])} appears twice`);
-    grantIds.add(slot[1]);
+    read.grant(doc.grants[i], i, take);
+    if (grantIds.has(id)) throw refuse(`grants[${i}].grantId ${JSON.stringify(id)} appears twice`);
+    grantIds.add(id);
   }
   const eventIds = new Set();
   for (let i = 0; i < doc.consumptions.length; i++) {
-    read.consumption(doc.consumptions[i], i, slot);
-    if (eventIds.has(slot[1])) throw refuse(`consumptions[${i}].eventId ${JSON.stringify(slot[1])} appears twice`);
-    eventIds.add(slot[1]);
+    read.consumption(doc.consumptions[i], i, take);
+    if (eventIds.has(id)) throw refuse(`consumptions[${i}].eventId ${JSON.stringify(id)} appears twice`);
+    eventIds.add(id);
   }
 }

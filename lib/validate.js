@@ -102,10 +102,11 @@ export function makeChecks({ MAX_ID_BYTES, MAX_SAFE }) {
       // A misspelt dryRun must not turn a preview into a real charge.
       if (!TRY_CONSUME_OPTIONS.has(key)) throw new TypeError(`${method}: unknown option ${JSON.stringify(key)}`);
     }
-    if (options.dryRun !== undefined && typeof options.dryRun !== 'boolean') {
-      throw new TypeError(`${method}: options.dryRun must be a boolean, got ${typeof options.dryRun}`);
+    const dryRun = options.dryRun; // read once: a getter cannot hand the check one value and the call another
+    if (dryRun !== undefined && typeof dryRun !== 'boolean') {
+      throw new TypeError(`${method}: options.dryRun must be a boolean, got ${typeof dryRun}`);
     }
-    return options;
+    return { dryRun };
   }
 
   function checkListener(method, listener) {

@@ -1,0 +1,147 @@
+// Application code that runs inside a call (an event's getter in applyBatch, a column's in
+// applyColumns, tryConsume's options) and calls back into the ledger: the call answers as
+// its single calls would, one after another, and a ledger disposed there stops the call
+// with DISPOSED without touching memory that is no longer the ledger's.
+import { describe, expect, it } from 'vitest';
+import { GPULedger } from 'gpu-credit-ledger';
+import { thrown } from './helpers.js';
+
+const withGetter = (fields, name, get) => Object.defineProperty({ ...fields }, name, { get, enumerable: true });
+
+// A first ledger's batch allocates once what later ones reuse: after it, the heap's count
+// returns to its level when a ledger is disposed.
+function settledHeap() {
+  const warm = new GPULedger();
+  warm.addGrant('g', 5, 0, 10);
+  warm.applyBatch([{ kind: 'consume', eventId: 'b', amount: 1, timestamp: 1 }]);
+  warm.dispose();
+  return GPULedger.wasmHeapBytes();
+}
+
+describe('a call from inside a call', () => {
+  it('applyBatch: a getter that calls the same ledger comes after the events before it, as with single calls', () => {
+    const run = (batch) => {
+      const ledger = new GPULedger();
+      ledger.addGrant('g', 5, 0, 10);
+      const inner = [];
+      const events = [
+        { kind: 'consume', eventId: 'first', amount: 5, timestamp: 1 },
+        withGetter({ kind: 'consume', amount: 5, timestamp: 1 }, 'eventId', () => {
+          inner.push(ledger.consume('inner', 5, 1), ledger.getBalance(1));
+          return 'second';
+        }),
+        { kind: 'grant', grantId: 'h', amount: 3, startTime: 0, endTime: 10 },
+      ];
+      const results = batch
+        ? ledger.applyBatch(events)
+        : events.map((e) =>
+            e.kind === 'grant'
+              ? (ledger.addGrant(e.grantId, e.amount, e.startTime, e.endTime), true)
+              : ledger.consume(e.eventId, e.amount, e.timestamp),
+          );
+      const out = { results, inner, ledger: ledger.toJSON() };
+      ledger.dispose();
+      return out;
+    };
+    const single = run(false);
+    expect(single).toEqual({
+      results: [true, false, true],
+      inner: [false, 0],
+      ledger: expect.objectContaining({ consumptions: [{ eventId: 'first', amount: 5, timestamp: 1 }] }),
+    });
+    // The batch read every event of its chunk before applying any: the getter's call ran
+    // first ([false, false], the ledger holding 'inner').
+    expect(run(true)).toEqual(single);
+  });
+
+  it('applyBatch: an applyBatch of the same ledger from a getter runs after the events before it', () => {
+    const ledger = new GPULedger();
+    ledger.addGrant('g', 4, 0, 10);
+    let nested;
+    const results = ledger.applyBatch([
+      { kind: 'consume', eventId: 'a', amount: 3, timestamp: 1 },
+      withGetter({ kind: 'consume', amount: 1, timestamp: 1 }, 'eventId', () => {
+        nested = ledger.applyBatch([{ kind: 'consume', eventId: 'n', amount: 2, timestamp: 1 }]);
+        return 'b';
+      }),
+    ]);
+    expect([results, nested]).toEqual([[true, true], [false]]);
+    expect(ledger.toJSON().consumptions.map((c) => c.eventId)).toEqual(['a', 'b']);
+    ledger.dispose();
+  });
+
+  it('a getter that disposes the ledger stops the call with DISPOSED, and the ledger made next in its memory is untouched', () => {
+    const heap = settledHeap();
+    for (const [method, call] of [
+      [
+        'applyBatch',
+        (ledger, dispose) =>
+          ledger.applyBatch([
+            { kind: 'consume', eventId: 'b', amount: 1, timestamp: 1 },
+            withGetter({ kind: 'consume', amount: 1, timestamp: 1 }, 'eventId', () => (dispose(), 'x')),
+          ]),
+      ],
+      [
+        'applyColumns',
+        (ledger, dispose) =>
+          ledger.applyColumns(
+            withGetter(
+              {
+                kinds: new Uint8Array([1]),
+                ids: new TextEncoder().encode('x'),
+                idEnds: new Uint32Array([1]),
+                amounts: new Float64Array([1]),
+                times: new Float64Array([1]),
+              },
+              'endTimes',
+              () => (dispose(), new Float64Array([0])),
+            ),
+          ),
+      ],
+      [
+        'tryConsume',
+        (ledger, dispose) =>
+          ledger.tryConsume(
+            'x',
+            1,
+            1,
+            withGetter({}, 'dryRun', () => (dispose(), false)),
+          ),
+      ],
+    ]) {
+      const ledger = new GPULedger();
+      ledger.addGrant('g', 5, 0, 10);
+      let next;
+      const dispose = () => {
+        ledger.dispose();
+        next = new GPULedger(); // likely in the memory the disposed ledger freed
+        next.addGrant('zz', 7, 0, 3);
+      };
+      const error = thrown(() => call(ledger, dispose));
+      expect([error?.code, error?.message], method).toEqual(['DISPOSED', `${method}: this ledger was disposed`]);
+      expect(next.toJSON(), method).toEqual({
+        format: 'gpu-credit-ledger',
+        version: 2,
+        horizon: 0,
+        grants: [{ grantId: 'zz', amount: 7, startTime: 0, endTime: 3 }],
+        consumptions: [],
+      });
+      next.dispose();
+      expect(GPULedger.wasmHeapBytes(), method).toBe(heap);
+    }
+  });
+
+  it('tryConsume reads options.dryRun once: the value checked is the value used', () => {
+    const ledger = new GPULedger();
+    ledger.addGrant('g', 5, 0, 10);
+    let reads = 0;
+    const shifting = withGetter({}, 'dryRun', () => reads++ === 0);
+    expect(ledger.tryConsume('c', 2, 1, shifting).accepted).toBe(true);
+    expect([reads, ledger.allocations('c'), ledger.getBalance(1)]).toEqual([1, null, 5]);
+    let calls = 0;
+    const invalidLater = withGetter({}, 'dryRun', () => (calls++ === 0 ? true : 'yes'));
+    expect(ledger.tryConsume('d', 2, 1, invalidLater).accepted).toBe(true);
+    expect(ledger.getBalance(1)).toBe(5);
+    ledger.dispose();
+  });
+});
