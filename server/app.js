@@ -133,6 +133,10 @@ export async function buildApp({ store, keys, limits = {}, logger = false, reque
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
+    // JSON is UTF-8 (RFC 8259): a body declared in another charset is refused, not misread.
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers['content-type'] ?? '')?.[1];
+    if (charset !== undefined && !/^utf-?8$/i.test(charset))
+      return done(invalidArgument(`body must be UTF-8 JSON; content-type says charset=${charset}`), undefined);
     if (bytes.length === 0) return done(null, undefined);
     let text;
     try {
@@ -154,10 +158,12 @@ export async function buildApp({ store, keys, limits = {}, logger = false, reque
     });
   });
 
-  // The OpenAPI document takes in the routes registered after it, /metrics included.
+  // The error handler first: a route takes the one registered before it, and the OpenAPI
+  // document's and the metrics' routes must answer errors in the API's body too. The OpenAPI
+  // document takes in the routes registered after it, /metrics included.
+  await app.register(errors);
   await app.register(swagger);
   await app.register(metrics);
-  await app.register(errors);
   await app.register(underPressure, {
     maxEventLoopDelay: limits.maxEventLoopDelay ?? 1000,
     maxEventLoopUtilization: limits.maxEventLoopUtilization ?? 0,

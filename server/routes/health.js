@@ -2,7 +2,8 @@
 // { status: 'ok' }, else 503 UNAVAILABLE with Retry-After, so that a proxy checking it
 // takes an instance whose database is unreachable out of rotation.
 import { unavailable } from '../errors.js';
-import { errorBody } from '../schemas/common.js';
+import { errorBody, headersTooLarge } from '../schemas/common.js';
+import { notShed } from '../plugins/external/under-pressure.js';
 
 const PING_MS = 2000;
 
@@ -14,9 +15,13 @@ export default async function health(fastify) {
         tags: ['operations'],
         summary: 'Health: 200 when the store answers a query within 2 s, else 503 UNAVAILABLE with Retry-After (no key needed)',
         security: [],
-        response: { 200: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] }, 503: errorBody },
+        response: {
+          200: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] },
+          431: headersTooLarge,
+          503: errorBody,
+        },
       },
-      config: { rateLimit: false },
+      config: { rateLimit: false, ...notShed }, // shed load does not make the store unhealthy
     },
     async () => {
       let timer;

@@ -75,12 +75,16 @@ const ERROR_TEXTS = {
   413: 'PAYLOAD_TOO_LARGE: a body over 1 MiB',
   422: "LIMIT_EXCEEDED: the ledger's event limit",
   429: 'RATE_LIMITED: too many requests for this key; Retry-After says when to retry',
+  431: "HEADERS_TOO_LARGE: a request line and headers over 16 KiB (a path parameter is at most 4,096 characters), refused by Node's HTTP parser before any route",
   503: 'UNAVAILABLE: the store failed, the service is stopping or overloaded; Retry-After says when to retry',
 };
 
 /** The error answers a customer route may give, for the OpenAPI document. */
 export function errors(...statuses) {
   const out = {};
-  for (const status of [400, 401, 403, 429, 503, ...statuses]) out[status] = { ...errorBody, description: ERROR_TEXTS[status] };
+  for (const status of [400, 401, 403, 429, 431, 503, ...statuses]) out[status] = { ...errorBody, description: ERROR_TEXTS[status] };
   return out;
 }
+
+/** The 431 answer, which any route may give (the monitoring routes list it with their own). */
+export const headersTooLarge = { ...errorBody, description: ERROR_TEXTS[431] };

@@ -58,3 +58,27 @@ test('load shedding: 503 UNAVAILABLE with Retry-After while the event loop lags'
     await service.close();
   }
 });
+
+test('load shedding spares the monitoring routes, and every shed answer has the API error body', async () => {
+  // A utilisation limit no running process stays under: every sample sheds.
+  const service = await startApp({ limits: { maxEventLoopDelay: 0, maxEventLoopUtilization: 1e-9, pressureSampleInterval: 20 } });
+  try {
+    const path = '/v1/customers/acme/balance?at=1';
+    let shed = null;
+    for (let i = 0; i < 100 && shed === null; i++) {
+      const answer = await call(service.url, 'GET', path);
+      if (answer.status === 503) shed = answer;
+      else await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(shed, 'the customer route was shed');
+    assert.deepEqual(Object.keys(shed.body), ['error']);
+    assert.equal(shed.body.error.code, 'UNAVAILABLE');
+    for (const monitoring of ['/healthz', '/metrics', '/openapi.json']) {
+      const answer = await call(service.url, 'GET', monitoring, { key: null });
+      assert.equal(answer.status, 200, `${monitoring} answered while shedding: ${JSON.stringify(answer.body).slice(0, 200)}`);
+    }
+    assert.equal((await call(service.url, 'GET', path)).status, 503, 'still shedding');
+  } finally {
+    await service.close();
+  }
+});

@@ -4,6 +4,8 @@
 import fp from 'fastify-plugin';
 import client from 'prom-client';
 import { GPULedger } from 'gpu-credit-ledger';
+import { headersTooLarge } from '../../schemas/common.js';
+import { notShed } from './under-pressure.js';
 
 async function metrics(fastify) {
   const registry = new client.Registry();
@@ -89,8 +91,13 @@ async function metrics(fastify) {
     requests.inc({ route: request.routeOptions.url ?? 'unknown', method: request.method, status: reply.statusCode });
   });
 
-  const schema = { tags: ['operations'], summary: 'Prometheus metrics, text exposition format (no key needed)', security: [] };
-  fastify.get('/metrics', { schema, config: { rateLimit: false } }, async (request, reply) => {
+  const schema = {
+    tags: ['operations'],
+    summary: 'Prometheus metrics, text exposition format (no key needed)',
+    security: [],
+    response: { 431: headersTooLarge },
+  };
+  fastify.get('/metrics', { schema, config: { rateLimit: false, ...notShed } }, async (request, reply) => {
     reply.type(registry.contentType);
     return registry.metrics();
   });

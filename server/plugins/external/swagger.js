@@ -1,6 +1,8 @@
 // The OpenAPI document, generated from the route schemas (server/schemas/), at GET /openapi.json.
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
+import { headersTooLarge } from '../../schemas/common.js';
+import { notShed } from './under-pressure.js';
 
 async function openapi(fastify) {
   await fastify.register(swagger, {
@@ -16,7 +18,10 @@ async function openapi(fastify) {
   });
   fastify.get(
     '/openapi.json',
-    { schema: { tags: ['operations'], summary: 'This OpenAPI document (no key needed)', security: [] }, config: { rateLimit: false } },
+    {
+      schema: { tags: ['operations'], summary: 'This OpenAPI document (no key needed)', security: [], response: { 431: headersTooLarge } },
+      config: { rateLimit: false, ...notShed },
+    },
     async () => fastify.swagger(),
   );
 }

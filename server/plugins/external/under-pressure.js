@@ -7,6 +7,10 @@
 import fp from 'fastify-plugin';
 import underPressure from '@fastify/under-pressure';
 
+// A route's config that keeps it answering while others are shed: the monitoring routes
+// (health, metrics, the OpenAPI document), which a proxy or a scraper needs most then.
+export const notShed = { pressureHandler: () => undefined };
+
 async function shedding(fastify, { maxEventLoopDelay = 1000, maxEventLoopUtilization = 0, sampleInterval = 500, retryAfter = 1 }) {
   if (!maxEventLoopDelay && !maxEventLoopUtilization) return;
   await fastify.register(underPressure, {
