@@ -68,7 +68,7 @@ export const listPending = {
 
 export const cancelPending = {
   tags: ['consumptions'],
-  summary: 'Cancel a queued consumption (200 again for a retried cancel; 404 when it is not queued)',
+  summary: 'Cancel a queued consumption (200 again for a retried cancel; 404 when it is not queued; no body, or {})',
   params: params('eventId'),
   querystring: noQuery,
   response: {

@@ -144,6 +144,7 @@ const BAD = [
   ['void with a field', 'POST', `${base}/grants/late/void`, { body: { unknownField: 123 } }, 400, 'INVALID_ARGUMENT', 'unknownField'],
   ['void with a JSON array', 'POST', `${base}/grants/late/void`, { raw: '[1,2,3]' }, 400, 'INVALID_ARGUMENT', 'body'],
   ['void with a text body', 'POST', `${base}/grants/late/void`, { raw: 'garbage', type: 'text/plain' }, 400, 'INVALID_ARGUMENT', 'JSON'],
+  ['cancel with a body field', 'DELETE', `${base}/pending/q1`, { body: { x: 1 } }, 400, 'INVALID_ARGUMENT', 'body.x'],
   ['void with a JSON string', 'POST', `${base}/grants/late/void`, { raw: '"x"' }, 400, 'INVALID_ARGUMENT', 'body'],
   ['a "__proto__" field', 'POST', `${base}/grants`, { raw: '{"__proto__": {"x": 1}}' }, 400, 'INVALID_ARGUMENT', '__proto__'],
   // The router's own refusals, in the API's error body.

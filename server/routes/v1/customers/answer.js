@@ -1,6 +1,6 @@
 // Shared by the customer routes: run an operation in the customer's turn and answer with
 // its status and body; convert a query-string time.
-import { ServiceError } from '../../../errors.js';
+import { ServiceError, invalidArgument } from '../../../errors.js';
 import * as ops from '../../../ledger/operations.js';
 import { archivedAnswer } from '../../../cleanup/archived-retries.js';
 
@@ -53,6 +53,16 @@ async function answerArchivedEvents(store, customer, events, results) {
     const archived = await archivedAnswer(store, customer, event.type, event);
     if (archived !== null) results[i] = { status: archived.status, ...archived.body };
   }
+}
+
+// The void and the cancel take no body: none, an empty one or `{}` (a body that is not JSON
+// is refused before, as on every route). Anything else is refused as bad input, and nothing
+// is changed.
+export function checkNoBody(body) {
+  if (body === undefined) return;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidArgument('body must be an empty object or absent');
+  const [field] = Object.keys(body);
+  if (field !== undefined) throw invalidArgument(`body.${field} is not a known field`);
 }
 
 function readConsistency(request) {

@@ -2,7 +2,7 @@
 import * as schemas from '../../../schemas/consumptions.js';
 import * as ops from '../../../ledger/operations.js';
 import { notFound } from '../../../errors.js';
-import { answer } from './answer.js';
+import { answer, checkNoBody } from './answer.js';
 
 const allocations = ops.read((ledger, eventId) => ledger.allocations(eventId));
 const pending = ops.read((ledger) => ({ pending: ledger.pending() }));
@@ -35,7 +35,8 @@ export default async function consumptions(fastify) {
     answer(fastify, request, reply, pending, null),
   );
 
-  fastify.delete('/pending/:eventId', { schema: schemas.cancelPending, config: { access: 'write' } }, (request, reply) =>
-    answer(fastify, request, reply, ops.cancelPending, { eventId: request.params.eventId }),
-  );
+  fastify.delete('/pending/:eventId', { schema: schemas.cancelPending, config: { access: 'write' } }, (request, reply) => {
+    checkNoBody(request.body);
+    return answer(fastify, request, reply, ops.cancelPending, { eventId: request.params.eventId });
+  });
 }

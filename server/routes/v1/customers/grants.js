@@ -1,20 +1,11 @@
 // Grants: add, list at a time, burn-down, void, change end.
 import * as schemas from '../../../schemas/grants.js';
 import * as ops from '../../../ledger/operations.js';
-import { invalidArgument, notFound } from '../../../errors.js';
-import { answer, queryTime } from './answer.js';
+import { notFound } from '../../../errors.js';
+import { answer, checkNoBody, queryTime } from './answer.js';
 
 const grantsAt = ops.read((ledger, at) => ({ grants: ledger.grantsAt(at) }));
 const burnDown = ops.read((ledger, grantId) => ledger.burnDown(grantId));
-
-// The void takes no body: none, an empty one or `{}` (a body that is not JSON is refused
-// before, as on every route). Anything else is refused as bad input, and nothing is voided.
-function checkNoBody(body) {
-  if (body === undefined) return;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidArgument('body must be an empty object or absent');
-  const [field] = Object.keys(body);
-  if (field !== undefined) throw invalidArgument(`body.${field} is not a known field`);
-}
 
 export default async function grants(fastify) {
   fastify.post('/grants', { schema: schemas.addGrant, config: { access: 'write' } }, (request, reply) =>
