@@ -3,7 +3,12 @@
 // the route (toSafeInteger), which refuses values above 2^53 - 1.
 export const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
-export const customerId = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$', description: '1-128 characters of [A-Za-z0-9._:-]' };
+// "." and ".." are a URL's dot segments: clients and proxies rewrite such a path.
+export const customerId = {
+  type: 'string',
+  pattern: '^(?!\\.\\.?$)[A-Za-z0-9._:-]{1,128}$',
+  description: '1-128 characters of [A-Za-z0-9._:-], other than "." and ".."',
+};
 // The package judges an id (1 to 1024 UTF-8 bytes, well-formed): one rule, the same answer
 // for every way an id breaks it, in a batch an error for that event alone.
 export const ledgerId = { type: 'string', description: '1 to 1024 UTF-8 bytes of well-formed Unicode' };

@@ -283,6 +283,12 @@ test("what Node's HTTP parser refuses before any route gets the API's error body
   const long = `GET ${base}/grants/${'g'.repeat(17_000)} HTTP/1.1\r\nHost: x\r\n\r\n`;
   assert.deepEqual(parse(await send(long)), [431, 'HEADERS_TOO_LARGE']);
   assert.deepEqual(parse(await send('GET / HTTP/1.1\r\nno colon here\r\n\r\n')), [400, 'INVALID_ARGUMENT']);
+  // A URL's dot segments as a customer id (clients and proxies rewrite such paths; fetch
+  // cannot send them): refused, not served as customers "." and "..".
+  for (const id of ['.', '..', '%2E', '%2E%2E']) {
+    const request = `GET /v1/customers/${id}/balance?at=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN}\r\nConnection: close\r\n\r\n`;
+    assert.deepEqual(parse(await send(request)), [400, 'INVALID_ARGUMENT'], id);
+  }
 });
 
 test('missing and wrong keys are 401; roles and customer lists are 403', async () => {
