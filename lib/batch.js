@@ -6,7 +6,7 @@
 // (runColumns: applyColumns), which are copied in whole.
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true }); // ids may start with U+FEFF
 
 // Event kinds as WasmLedger::BatchKind numbers them.
 export const BATCH_GRANT = 0;

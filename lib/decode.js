@@ -6,7 +6,8 @@
 // Each returns the type lib/index.d.ts declares for it (checked by tsconfig.lib.json).
 /** @typedef {import('./index.js').Allocation} Allocation */
 
-const decoder = new TextDecoder();
+// ignoreBOM: an id may start with U+FEFF, which a default decoder drops as a byte-order mark.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 // Past this many bytes a result's ids are decoded a window at a time: one string of all
 // of them could pass the longest string V8 makes (2^29 - 24 characters), which a snapshot

@@ -25,7 +25,7 @@ import { makeStatusErrors } from './status.js';
 import { isWellFormed, makeChecks, maxSafeText } from './validate.js';
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true }); // ids may start with U+FEFF
 
 // applyColumns' columns and their types.
 const COLUMN_TYPES = Object.entries({

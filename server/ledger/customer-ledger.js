@@ -16,7 +16,7 @@ const CONSUME = KINDS.indexOf('consume');
 const COLUMN_REJECTED = 0;
 const COLUMN_FAILED = 2;
 if (GRANT !== 0 || CONSUME !== 1) throw new Error('applyColumns takes kinds 0 (grant) and 1 (consume)');
-const decoder = new TextDecoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true }); // ids may start with U+FEFF
 
 // The grants and consumptions of a replay waiting for one applyBatch call, with each
 // entry's seq. The event objects are reused, one per slot: applyBatch reads its events

@@ -34,7 +34,8 @@ const MAGIC = 0x314b504c; // 'LPK1'
 const HEADER = 16;
 const KIND_CODES = new Map(KINDS.map((kind, i) => [kind, i]));
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8');
+// ignoreBOM: a pack's first id may start with U+FEFF, which a default decoder drops.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * @typedef {object} Pack  the entries first_seq … last_seq of one customer, as columns

@@ -13,6 +13,9 @@ import { random } from '../helpers.js';
 
 // Ids in 1-, 2-, 3- and 4-byte UTF-8 (é, 日本, 😀 and 𝄞 outside the BMP), and a backslash.
 const ID_STYLES = [(i) => `g${i}`, (i) => `é-${i}`, (i) => `日本-${i}`, (i) => `😀${i}𝄞`, (i) => `a\\b-${i}`];
+// Every third id starts with U+FEFF, which a default UTF-8 decoder drops as a byte-order
+// mark (at the start of an id, or of a pack's ids).
+const named = (prefix, style, i) => (i % 3 === 0 ? `\uFEFF${prefix}${i}` : `${prefix}-${style(i)}`);
 
 /**
  * A valid log of `length` entries `[kind, id, amount, t1, t2]`: each change is tried on a
@@ -40,18 +43,18 @@ export function makeLog(length, seed = 1, { compactAt = -1, horizon = 0 } = {}) 
       const r = rand();
       const t = earliest + i + rand.int(0, 50); // time mostly moves forward, as in service
       if (r < 0.12 || grants.size === 0) {
-        const id = `g-${style(i)}`;
+        const id = named('g', style, i);
         const amount = rand.int(50, 5_000);
         const end = t + rand.int(0, 5_000);
         ledger.addGrant(id, amount, t, end);
         grants.set(id, [amount, t, end]);
         log.push(['grant', id, amount, t, end]);
       } else if (r < 0.75) {
-        const id = `e-${style(i)}`;
+        const id = named('e', style, i);
         const amount = rand.int(1, 30);
         if (ledger.consume(id, amount, t)) log.push(['consume', id, amount, t, null]);
       } else if (r < 0.9) {
-        const id = `s-${style(i)}`;
+        const id = named('s', style, i);
         const amount = rand() < 0.2 ? rand.int(100_000, 200_000) : rand.int(1, 40); // some stay queued
         if (ledger.submit(id, amount, t) === 'queued') queued.push(id);
         log.push(['submit', id, amount, t, null]);
