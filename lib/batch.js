@@ -35,6 +35,13 @@ function newStage() {
 }
 /** @type {ReturnType<typeof newStage> | null} */
 let spareStage = newStage();
+// Room for `need` bytes of ids in `stage` after its first `at`, which are kept.
+function growIds(stage, at, need) {
+  const grown = new Uint8Array(Math.max(2 * stage.ids.length, at + need));
+  grown.set(stage.ids.subarray(0, at));
+  stage.ids = grown;
+}
+
 function takeStage() {
   const stage = spareStage ?? newStage();
   spareStage = null;
@@ -94,11 +101,7 @@ export class BatchRun {
     const k = this.size++;
     stage.kinds[k] = kind;
     let at = this.idBytes;
-    if (at + 3 * id.length > stage.ids.length) {
-      const grown = new Uint8Array(Math.max(2 * stage.ids.length, at + Math.min(3 * id.length, this.maxIdBytes)));
-      grown.set(stage.ids.subarray(0, at));
-      stage.ids = grown;
-    }
+    if (at + 3 * id.length > stage.ids.length) growIds(stage, at, Math.min(3 * id.length, this.maxIdBytes));
     const ids = stage.ids;
     let ascii = true;
     for (let i = 0; i < id.length; i++) {
@@ -193,9 +196,35 @@ export function runColumns(module, raw, self, columns, results, anyFailed, fail)
       numbers[3 * k + 2] = endTimes[i];
     }
     let chunkKinds = kinds.subarray(start, start + size);
+    let chunkIds = ids;
+    let chunkEnds = idEnds.subarray(start, start + size);
+    let idBase = start === 0 ? 0 : idEnds[start - 1];
     if (anyFailed) {
-      for (let k = 0; k < size; k++) stage.kinds[k] = results[start + k] === COLUMN_FAILED ? BATCH_SKIP : chunkKinds[k];
+      let failedHere = false;
+      for (let k = 0; k < size; k++) {
+        const failed = results[start + k] === COLUMN_FAILED;
+        failedHere ||= failed;
+        stage.kinds[k] = failed ? BATCH_SKIP : chunkKinds[k];
+      }
       chunkKinds = stage.kinds.subarray(0, size);
+      if (failedHere) {
+        // A failed event's id may be of any length (one over the limit fails its check):
+        // the chunk's ids cross without the failed events' bytes.
+        let at = 0;
+        for (let k = 0; k < size; k++) {
+          const i = start + k;
+          if (results[i] !== COLUMN_FAILED) {
+            const from = i === 0 ? 0 : idEnds[i - 1];
+            if (at + idEnds[i] - from > stage.ids.length) growIds(stage, at, idEnds[i] - from);
+            stage.ids.set(ids.subarray(from, idEnds[i]), at);
+            at += idEnds[i] - from;
+          }
+          stage.idEnds[k] = at;
+        }
+        chunkIds = stage.ids;
+        chunkEnds = stage.idEnds.subarray(0, size);
+        idBase = 0;
+      }
     }
     const out = crossChunk(
       module,
@@ -203,9 +232,9 @@ export function runColumns(module, raw, self, columns, results, anyFailed, fail)
       self,
       size,
       chunkKinds,
-      ids,
-      idEnds.subarray(start, start + size),
-      start === 0 ? 0 : idEnds[start - 1],
+      chunkIds,
+      chunkEnds,
+      idBase,
       size === CHUNK ? numbers : numbers.subarray(0, 3 * size),
     );
     for (let k = 0; k < size; k++) {

@@ -42,6 +42,37 @@ function notAnObject(value) {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
 }
 
+// The typed arrays' own accessors, taken when the module loads: a column's methods and
+// accessors (a subclass's, a Proxy's) never run after its check, so the values checked are
+// the values loaded.
+const typedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+const typedArrayGetter = (name) => /** @type {(this: unknown) => any} */ (Object.getOwnPropertyDescriptor(typedArrayPrototype, name)?.get);
+const typedArrayName = typedArrayGetter(Symbol.toStringTag);
+const viewBuffer = typedArrayGetter('buffer');
+const viewByteOffset = typedArrayGetter('byteOffset');
+const viewLength = typedArrayGetter('length');
+const sharedByteLength =
+  typeof SharedArrayBuffer === 'function' ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, 'byteLength')?.get : undefined;
+
+/**
+ * A plain view of `column` if it is a typed array of `type` (a subclass's included), else
+ * null; a copy if it lies over a SharedArrayBuffer, which another thread could change
+ * between the checks and the load.
+ */
+function ownView(column, type) {
+  if (typedArrayName.call(column) !== type.name) return null;
+  const buffer = viewBuffer.call(column);
+  let shared = false;
+  try {
+    sharedByteLength?.call(buffer);
+    shared = sharedByteLength !== undefined;
+  } catch {
+    // an ArrayBuffer
+  }
+  const view = new type(buffer, viewByteOffset.call(column), viewLength.call(column));
+  return shared ? new type(view) : view;
+}
+
 function describeColumn(value) {
   if (value === null || value === undefined) return String(value);
   if (typeof value !== 'object') return typeof value;
@@ -166,7 +197,10 @@ export function makeApi(module) {
       if (!(column instanceof type)) {
         throw new TypeError(`applyColumns: columns.${name} must be a ${type.name}, got ${describeColumn(column)}`);
       }
-      read[name] = column;
+      const view = ownView(column, type);
+      if (view === null)
+        throw new TypeError(`applyColumns: columns.${name} must be a ${type.name}, got an object that only looks like one`);
+      read[name] = view;
     }
     const { kinds, ids, idEnds } = read;
     const count = kinds.length;
@@ -207,8 +241,10 @@ export function makeApi(module) {
     #pendingListeners = new PendingListeners();
 
     constructor() {
-      this.#self = raw.create();
-      this.#idAddress = raw.idBuffer(this.#self);
+      const self = raw.create();
+      if (self === 0) throw statusError('new GPULedger', Status.OUT_OF_MEMORY); // no room for one more
+      this.#self = self;
+      this.#idAddress = raw.idBuffer(self);
       finalizer.register(this, this.#self, this);
     }
 
@@ -590,7 +626,12 @@ export function makeApi(module) {
         throw refuse('grants and consumptions must be arrays');
       }
       const read = makeEntryReaders(checks, horizon, { MAX_ID_BYTES, MAX_SAFE });
-      const ledger = new GPULedger();
+      let ledger;
+      try {
+        ledger = new GPULedger();
+      } catch {
+        throw statusError('fromJSON', Status.OUT_OF_MEMORY); // the only way a new ledger fails
+      }
       /** @type {Error | null} */
       let invalid = null; // an entry's error
       try {

@@ -71,14 +71,24 @@ function checkEntries(list, path, isKnown) {
   for (let i = 0; i < list.length; i++) checkShape(list[i], path, i, isKnown);
 }
 
-/** The document itself: `input` or, for a string, its JSON. */
+/**
+ * The document itself (`input` or, for a string, its JSON) as a copy of its own fields,
+ * each read once, on no prototype: a getter cannot hand the checks one value and the load
+ * another, and an inherited field (Object.prototype's) is not one of the document's.
+ */
 export function parseSnapshot(input) {
-  if (typeof input !== 'string') return input;
-  try {
-    return JSON.parse(input);
-  } catch (error) {
-    throw refuse(`not valid JSON (${/** @type {Error} */ (error).message})`);
+  let value = input;
+  if (typeof input === 'string') {
+    try {
+      value = JSON.parse(input);
+    } catch (error) {
+      throw refuse(`not valid JSON (${/** @type {Error} */ (error).message})`);
+    }
   }
+  if (!isPlainObject(value)) return value; // readSnapshotHead refuses it
+  const doc = Object.create(null);
+  for (const key of Object.keys(value)) doc[key] = value[key];
+  return doc;
 }
 
 /**
@@ -92,7 +102,7 @@ export function readSnapshotHead(doc, { checkTime }) {
   if (doc.version !== 1 && doc.version !== SNAPSHOT_VERSION) {
     throw refuse(`unknown version ${JSON.stringify(doc.version)} (this build reads versions 1 and ${SNAPSHOT_VERSION})`);
   }
-  if (doc.version === 1 && 'horizon' in doc) throw refuse('horizon needs version 2');
+  if (doc.version === 1 && Object.hasOwn(doc, 'horizon')) throw refuse('horizon needs version 2');
   for (const key in doc) {
     if (!isDocumentKey(key) && Object.hasOwn(doc, key)) throw refuse(`unknown field ${JSON.stringify(key)}`);
   }

@@ -94,7 +94,7 @@ export function makeChecks({ MAX_ID_BYTES, MAX_SAFE }) {
 
   // tryConsume's options: { dryRun?: boolean }, nothing else.
   function checkTryConsumeOptions(method, options) {
-    if (options === undefined) return {};
+    if (options === undefined) return { dryRun: undefined }; // not read from Object.prototype
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
       throw new TypeError(`${method}: options must be an object, got ${describe(options)}`);
     }
@@ -102,7 +102,9 @@ export function makeChecks({ MAX_ID_BYTES, MAX_SAFE }) {
       // A misspelt dryRun must not turn a preview into a real charge.
       if (!TRY_CONSUME_OPTIONS.has(key)) throw new TypeError(`${method}: unknown option ${JSON.stringify(key)}`);
     }
-    const dryRun = options.dryRun; // read once: a getter cannot hand the check one value and the call another
+    // Read once (a getter cannot hand the check one value and the call another), and only
+    // as the object's own: an inherited dryRun (Object.prototype's) must not skip a charge.
+    const dryRun = Object.hasOwn(options, 'dryRun') ? options.dryRun : undefined;
     if (dryRun !== undefined && typeof dryRun !== 'boolean') {
       throw new TypeError(`${method}: options.dryRun must be a boolean, got ${typeof dryRun}`);
     }

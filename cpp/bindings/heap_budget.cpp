@@ -2,7 +2,9 @@
 
 #include <emscripten/heap.h>
 #include <malloc.h>
+#include <unistd.h>
 
+#include <cstdint>
 #include <initializer_list>
 
 namespace gcl_wasm {
@@ -46,6 +48,23 @@ bool HeapShare::allowsTransient(size_t bytes, size_t copied) const {
     left -= term;
   }
   return true;
+}
+
+bool HeapShare::allowsNew(size_t bytes) {
+  const size_t room = heapMax() - kHeapSlackBytes - bytes;  // the ceiling is far above both
+  if (heldByAllLedgers > room) return false;
+  if (reinterpret_cast<uintptr_t>(sbrk(0)) <= room) return true;
+  // Near the ceiling: the heap's own count, walked again only once the ledgers made since
+  // the last walk, counted at `bytes` each (several times what one takes), may have used
+  // what it left.
+  static size_t untilWalk = 0;
+  if (untilWalk >= bytes) {
+    untilWalk -= bytes;
+    return true;
+  }
+  const auto used = static_cast<size_t>(mallinfo().uordblks);
+  untilWalk = used <= room ? room - used : 0;
+  return used <= room;
 }
 
 size_t HeapShare::ceiling() const { return heapMax(); }

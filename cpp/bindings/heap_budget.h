@@ -40,6 +40,11 @@ class HeapShare {
   // Whether a result of `bytes` fits beside every ledger's share, with `copied` bytes more
   // that the call holds while it encodes (ResultBuffer::encode).
   bool allowsTransient(size_t bytes, size_t copied) const;
+  // Whether a new ledger of about `bytes` fits under the ceiling beside the slack. The shares
+  // count what each ledger holds, not the allocator's own overhead, which many small ledgers
+  // add up (an empty one holds about 4 KiB of heap): this asks the heap itself, walking it
+  // only once its top is near the ceiling.
+  static bool allowsNew(size_t bytes);
   // The heap's ceiling, MAXIMUM_MEMORY.
   size_t ceiling() const;
   // Grows the WebAssembly memory at once to hold every ledger's share plus `extra` bytes.

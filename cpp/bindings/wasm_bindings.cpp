@@ -59,7 +59,13 @@ EMSCRIPTEN_KEEPALIVE void gcl_applyBatch(uintptr_t self, int count) { at(self)->
 // the grant lifecycle, the pending queue, reallocations, compaction, a bulk load's
 // buffers) is compiled for size, as the methods behind it are (cold_code.h).
 GCL_COLD_CODE_BEGIN
-EMSCRIPTEN_KEEPALIVE double gcl_create() { return address(new WasmLedger()); }
+// 0 when the heap has no room for one more ledger (an empty one holds under 8 KiB; new
+// would abort the instance if malloc failed).
+EMSCRIPTEN_KEEPALIVE double gcl_create() {
+  constexpr size_t kNewLedgerBytes = size_t{16} << 10;
+  if (!gcl_wasm::HeapShare::allowsNew(kNewLedgerBytes)) return 0;
+  return address(new WasmLedger());
+}
 EMSCRIPTEN_KEEPALIVE void gcl_destroy(uintptr_t self) { delete at(self); }
 EMSCRIPTEN_KEEPALIVE double gcl_coreTable() { return address(gcl_wasm::coreTable()); }
 EMSCRIPTEN_KEEPALIVE double gcl_heapBytes() { return gcl_wasm::heapBytesInUse(); }

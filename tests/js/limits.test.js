@@ -31,6 +31,37 @@ describe('resource limits', () => {
     expect(ledger.allocations(`${pad}${accepted}`)).toBeNull();
     expect(thrown(() => ledger.addGrant('more', 1, 0, 1)).code).toBe('OUT_OF_MEMORY');
     expect(ledger.grantCount).toBe(1);
+    // New ledgers while it holds the heap: each takes a few kB, until one is refused with
+    // OUT_OF_MEMORY (each was allocated unchecked: the instance aborted at the ceiling).
+    const more = [];
+    let refusedNew = null;
+    while (refusedNew === null && more.length < 2_000_000) {
+      try {
+        more.push(new GPULedger());
+      } catch (caught) {
+        refusedNew = caught;
+      }
+    }
+    expect([refusedNew?.code, refusedNew?.message]).toEqual([
+      'OUT_OF_MEMORY',
+      'new GPULedger: the WebAssembly heap cannot grow enough for this call',
+    ]);
+    more[more.length - 1].addGrant('g', 1, 0, 1); // the last one made works
+    expect(more[more.length - 1].getBalance(0)).toBe(1);
+    // A 200 MB id in applyColumns fails its own check, and its bytes do not cross into the
+    // full heap with the others (they did: the batch buffer's allocation aborted).
+    const huge = 200 * 1024 * 1024;
+    const { results, errors } = more[0].applyColumns({
+      kinds: Uint8Array.of(0, 0),
+      ids: new Uint8Array(huge + 1).fill(0x61),
+      idEnds: Uint32Array.of(huge, huge + 1),
+      amounts: Float64Array.of(1, 1),
+      times: Float64Array.of(0, 0),
+      endTimes: Float64Array.of(5, 5),
+    });
+    expect([[...results], errors.get(0)?.constructor]).toEqual([[2, 1], RangeError]);
+    expect(more[0].grantsAt(0).map((g) => g.grantId)).toEqual(['a']);
+    for (const extra of more) extra.dispose();
     ledger.dispose();
     // Freed: a new ledger works normally.
     const next = new GPULedger();

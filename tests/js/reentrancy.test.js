@@ -145,3 +145,102 @@ describe('a call from inside a call', () => {
     ledger.dispose();
   });
 });
+
+describe('applyColumns reads each column once, as the typed array it is', () => {
+  const enc = new TextEncoder();
+  const columnsOf = (kinds, ids, amounts = kinds.map(() => 1)) => {
+    const bytes = ids.map((id) => enc.encode(id));
+    const ends = [];
+    bytes.reduce((at, b) => (ends.push(at + b.length), at + b.length), 0);
+    return {
+      kinds: Uint8Array.from(kinds),
+      ids: Uint8Array.from(bytes.flatMap((b) => [...b])),
+      idEnds: Uint32Array.from(ends),
+      amounts: Float64Array.from(amounts),
+      times: new Float64Array(kinds.length).fill(1),
+      endTimes: new Float64Array(kinds.length).fill(9),
+    };
+  };
+  const outcome = (ledger, columns) => {
+    const { results, errors } = ledger.applyColumns(columns);
+    return { results: [...results], errors: [...errors].map(([i, e]) => [i, e.message]), doc: ledger.toJSON() };
+  };
+
+  it("a subclass's methods never run, and a Proxy is refused", () => {
+    const plain = columnsOf([0, 1], ['g', 'c']);
+    const expected = outcome(new GPULedger(), columnsOf([0, 1], ['g', 'c']));
+    let calls = 0;
+    class Sneaky extends Uint8Array {
+      subarray(...args) {
+        calls++;
+        return super.subarray(...args);
+      }
+      get length() {
+        calls++;
+        return super.length;
+      }
+    }
+    const ledger = new GPULedger();
+    expect(outcome(ledger, { ...plain, kinds: new Sneaky(plain.kinds), ids: new Sneaky(plain.ids) })).toEqual(expected);
+    expect(calls).toBe(0);
+    const proxied = { ...columnsOf([0], ['h']), kinds: new Proxy(Uint8Array.of(0), {}) };
+    const error = thrown(() => ledger.applyColumns(proxied));
+    expect([error.constructor, error.message]).toEqual([
+      TypeError,
+      'applyColumns: columns.kinds must be a Uint8Array, got an object that only looks like one',
+    ]);
+    expect(ledger.toJSON()).toEqual(expected.doc);
+    ledger.dispose();
+  });
+
+  it('a column over a SharedArrayBuffer is read when its turn comes: a later change is not loaded', () => {
+    const columns = columnsOf([0, 1], ['g', 'c'], [5, 2]);
+    const shared = new Uint8Array(new SharedArrayBuffer(2));
+    shared.set(columns.kinds);
+    const ledger = new GPULedger();
+    const read = withGetter({ ...columns, kinds: shared }, 'endTimes', () => {
+      shared[0] = 1; // after kinds was read: the grant must stay a grant
+      return columns.endTimes;
+    });
+    expect(outcome(ledger, read).results).toEqual([1, 1]);
+    expect(ledger.toJSON().grants).toEqual([{ grantId: 'g', amount: 5, startTime: 1, endTime: 9 }]);
+    ledger.dispose();
+  });
+});
+
+describe("options and documents: each field read once, and only the object's own", () => {
+  it('an inherited dryRun (a polluted Object.prototype) does not turn a charge into a dry run', () => {
+    const ledger = new GPULedger();
+    ledger.addGrant('g', 5, 0, 10);
+    Object.prototype.dryRun = true;
+    try {
+      expect(ledger.tryConsume('c', 2, 1).accepted).toBe(true);
+      expect(ledger.tryConsume('d', 1, 1, {}).accepted).toBe(true);
+    } finally {
+      delete Object.prototype.dryRun;
+    }
+    expect(ledger.getBalance(1)).toBe(2);
+    ledger.dispose();
+  });
+
+  it("fromJSON: a document's fields are its own, each read once", () => {
+    const doc = {
+      format: 'gpu-credit-ledger',
+      version: 2,
+      horizon: 0,
+      grants: [{ grantId: 'g', amount: 5, startTime: 0, endTime: 9 }],
+      consumptions: [],
+    };
+    const inherited = Object.create({ grants: doc.grants, consumptions: [] });
+    Object.assign(inherited, { format: doc.format, version: 2, horizon: 0 });
+    expect([thrown(() => GPULedger.fromJSON(inherited))?.code, thrown(() => GPULedger.fromJSON(inherited))?.message]).toEqual([
+      'INVALID_SNAPSHOT',
+      'fromJSON: grants must be an array',
+    ]);
+    let reads = 0;
+    const shifting = withGetter({ ...doc }, 'horizon', () => (reads++ === 0 ? 0 : 'later'));
+    const restored = GPULedger.fromJSON(shifting);
+    expect([reads, restored.toJSON()]).toEqual([1, doc]);
+    restored.dispose();
+  });
+});
