@@ -103,4 +103,28 @@ describe('pending consumptions', () => {
     expect(rethrown).toHaveLength(1);
     expect(() => rethrown[0]()).toThrow('listener failed');
   });
+
+  it('a listener removed by an earlier one is not called, and calls from listeners are heard in the order accepted', () => {
+    const ledger = new GPULedger();
+    expect(ledger.submit('p1', 5, 1)).toBe('queued');
+    expect(ledger.submit('p2', 5, 2)).toBe('queued');
+    const heard = [];
+    let removeSecond = () => {};
+    ledger.onPendingAccepted((accepted) => {
+      heard.push(['first', accepted.map((p) => p.eventId)]);
+      removeSecond();
+      removeSecond = () => {};
+      if (accepted[0].eventId === 'p1') ledger.addGrant('more', 5, 0, 10); // lets p2 in
+    });
+    removeSecond = ledger.onPendingAccepted((accepted) => heard.push(['second', accepted.map((p) => p.eventId)]));
+    ledger.onPendingAccepted((accepted) => heard.push(['third', accepted.map((p) => p.eventId)]));
+    ledger.addGrant('g', 5, 0, 10); // lets p1 in
+    expect(heard).toEqual([
+      ['first', ['p1']],
+      ['third', ['p1']],
+      ['first', ['p2']],
+      ['third', ['p2']],
+    ]);
+    ledger.dispose();
+  });
 });
