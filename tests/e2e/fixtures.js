@@ -127,5 +127,6 @@ export async function screenshotSettled(page, selector, path, timeout = 20_000) 
     { selector, timeout },
   );
   expect(box, `${selector} did not hold still for ${timeout} ms; boxes seen (x, y, width, height):\n${seen.join('\n')}`).not.toBeNull();
-  await page.screenshot({ path, fullPage: true, clip: box });
+  // A full-page screenshot of the big preset took over Playwright's 15 s on a loaded machine.
+  await page.screenshot({ path, fullPage: true, clip: box, timeout: 60_000 });
 }
