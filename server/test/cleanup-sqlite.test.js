@@ -3,7 +3,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteStore } from '../store/sqlite.js';
+import { SqliteStore, findEntrySql } from '../store/sqlite.js';
 import { makeTempDir, writeKeyFile } from './support/tmp.js';
 import { startServer } from './support/server-process.js';
 import { makeClient } from './support/http-client.js';
@@ -96,5 +96,32 @@ test('server.js: LEDGER_GRACE and LEDGER_CLEANUP_INTERVAL_MS run the job in a se
   } finally {
     client.close();
     await server.stop();
+  }
+});
+
+test("SQLite: an id's lookup in the log and the archive reads the kind's id index, not the customer's rows", async () => {
+  const path = join(tmp.path, 'plan.db');
+  const store = new SqliteStore(path);
+  await store.open();
+  await store.close();
+  const db = new Database(path, { readonly: true });
+  try {
+    for (const kind of ['grant', 'consume', 'submit']) {
+      const plan = db
+        .prepare(`EXPLAIN QUERY PLAN ${findEntrySql(kind)}`)
+        .all('c', 'x', 'c', 'x')
+        .map((row) => row.detail);
+      // Both arms search their table through the kind's partial index on (customer, id).
+      assert.deepEqual(
+        plan.filter((detail) => /^(SEARCH|SCAN) (log|archive)\b/.test(detail)),
+        [
+          `SEARCH log USING INDEX log_${kind}_id (customer=? AND id=?)`,
+          `SEARCH archive USING INDEX archive_${kind}_id (customer=? AND id=?)`,
+        ],
+        kind,
+      );
+    }
+  } finally {
+    db.close();
   }
 });
