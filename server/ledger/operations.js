@@ -46,8 +46,10 @@ export function unheldIds(op, state, input) {
     const carried = compacted && held !== null && held[1] <= state.ledger.horizon;
     if (held === null ? compacted : carried || !sameGrant(held, event)) out.push(['grant', id]);
   };
+  // A cancelled submission (not queued again nor accepted since) leaves its id free, as it
+  // is before a compaction: what the cleanup job archived must not change that answer.
   const consumption = (id) => {
-    if (!compacted || state.queued.has(id)) return;
+    if (!compacted || state.queued.has(id) || state.cancelled.has(id)) return;
     if (unlessRefused(() => state.ledger.allocations(id)) === null) out.push(['consume', id], ['submit', id]);
   };
   if (op === addGrant) grant(input);

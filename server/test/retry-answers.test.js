@@ -211,6 +211,31 @@ test('an id queued, cancelled and queued again: after a compaction its latest su
   }
 });
 
+test('a cancelled id is free for other parameters, before a compaction as after it (also after a restart)', async () => {
+  const dir = tempDir();
+  let { app, inject } = await appWithCleanup(10, dir);
+  const post = (route, body) => inject('POST', `${BASE}/${route}`, body);
+  try {
+    assert.equal((await post('grants', { grantId: 'g', amount: 100, startTime: 0, endTime: 5000 })).statusCode, 201);
+    assert.equal((await post('consumptions', { eventId: 'x', amount: 500, timestamp: 15, queue: true })).json().queued, true);
+    assert.equal((await inject('DELETE', `${BASE}/pending/x`)).statusCode, 200);
+    assert.equal((await post('consumptions', { eventId: 'c', amount: 1, timestamp: 60 })).statusCode, 200);
+    assert.equal((await app.cleanup.runOnce())[0].horizon, 50);
+    for (const when of ['after the compaction', 'after a restart']) {
+      const reused = await post('consumptions', { eventId: 'x', amount: 1, timestamp: 70, dryRun: true });
+      assert.deepEqual([reused.statusCode, reused.json().accepted], [200, true], `${when}: ${reused.body}`);
+      if (when === 'after the compaction') {
+        await app.close();
+        ({ app, inject } = await appWithCleanup(10, dir));
+      }
+    }
+    const charged = await post('consumptions', { eventId: 'x', amount: 1, timestamp: 70 });
+    assert.deepEqual([charged.statusCode, charged.json().accepted], [200, true], charged.body);
+  } finally {
+    await app.close();
+  }
+});
+
 test('a consumption queued, let in by a grant or an end change, then compacted: GET and its retry answer it as accepted, also after a restart', async () => {
   const dir = tempDir();
   let { app, inject } = await appWithCleanup(10, dir);
