@@ -255,14 +255,8 @@ export function makeApi(module) {
       if (this.#self === 0) {
         throw new LedgerError('DISPOSED', `${method}: this ledger was disposed`);
       }
-      if (this.#run !== null) this.#flush(this.#run, method);
+      this.#run?.flush();
       return this.#self;
-    }
-
-    // Applies what `run` has staged, unless an event's getter disposed the ledger.
-    #flush(run, method) {
-      if (this.#self === 0) throw new LedgerError('DISPOSED', `${method}: this ledger was disposed`);
-      run.flush();
     }
 
     #id(text) {
@@ -373,9 +367,9 @@ export function makeApi(module) {
             results[i] = error;
             run.skip();
           }
-          if (run.size === CHUNK) this.#flush(run, 'applyBatch');
+          if (run.size === CHUNK) this.#at('applyBatch'); // flushes run, unless a getter disposed the ledger
         }
-        this.#flush(run, 'applyBatch');
+        this.#at('applyBatch');
       } finally {
         this.#run = outer;
       }
