@@ -4,7 +4,7 @@
 // store/interface.js). Nothing is logged for rejections, dry runs, identical retries
 // and reads. Package errors leave the ledger unchanged; they are converted here.
 import { LedgerError } from 'gpu-credit-ledger';
-import { ServiceError, fromLibrary, notFound } from '../errors.js';
+import { fromLibrary, notFound } from '../errors.js';
 import { encodeAllocations } from '../store/allocations.js';
 import { loggedConsumptionAnswer, loggedGrantAnswer, loggedSubmissionAnswer } from '../cleanup/archived-retries.js';
 
@@ -88,8 +88,8 @@ function archivedOutcome(answer) {
 // its whole window is before the horizon, whose history is final.
 function droppedGrant(state, method, grantId) {
   if (state.archived?.grant.get(grantId) === undefined) return null;
-  return new ServiceError(
-    409,
+  // The package's own error for a call that needs final history (fromLibrary: 409).
+  return new LedgerError(
     'BEFORE_HORIZON',
     `${method}: grant ${JSON.stringify(grantId)} ended before the horizon ${state.ledger.horizon}; its history is final`,
   );
