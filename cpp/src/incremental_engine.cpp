@@ -376,6 +376,8 @@ bool IncrementalEngine::blockerOf(int64_t amount, int64_t timestamp, uint32_t* h
 bool IncrementalEngine::replayDecides(int64_t amount, int64_t timestamp) {
   const Replayed replayed = replayWith(amount, timestamp);
   ++stats_.replays;
+  stats_.replayRuns += replayed.run ? 1 : 0;
+  stats_.replayRunsEnded += replayed.runEnded ? 1 : 0;
   if (replayed.blocker != kNoBlocker) {
     blocked_ = {true, amount, timestamp, replayed.blocker, timestamp_[replayed.blocker]};
     return false;
@@ -400,9 +402,13 @@ IncrementalEngine::Replayed IncrementalEngine::replayWith(int64_t amount, int64_
   const int64_t* grantAmount = grants_.amount.data();
   const int64_t* times = timestamp_.data();
   const int64_t* amounts = amount_.data();
+  // Whether grant a comes after grant b in draw order (engine.h).
+  const auto after = [&](size_t a, size_t b) {
+    return endTime[a] != endTime[b]
+               ? endTime[a] > endTime[b]
+               : grants_.idBefore(static_cast<uint32_t>(b), static_cast<uint32_t>(a));
+  };
   Replayed out;
-  DrawOrderHeap heap(&grants_);
-  LiveGrants valid(&grants_, &heap);  // each grant with what remains of it
   // In start order (ledgers that grow in time order add their grants so), the grants
   // starting later are a suffix of the table, and only the prefix before it is read here.
   const size_t startedBy =
@@ -410,28 +416,28 @@ IncrementalEngine::Replayed IncrementalEngine::replayWith(int64_t amount, int64_
           ? static_cast<size_t>(std::upper_bound(startTime, startTime + grants, timestamp) -
                                 startTime)
           : grants;
+  // The grants valid at `timestamp`, with what remains of each. `run`: they are the
+  // grants [front, startedBy) of the table, in draw order, all but the first whole (which
+  // draw order implies: a consumption draws a grant only when those before it in draw
+  // order are spent; checked all the same).
+  std::vector<LiveGrant> valid0;
+  bool run = grantsInStartOrder_;
+  size_t front = startedBy;
   for (uint32_t g = 0; g < startedBy; ++g) {
-    if (startTime[g] <= timestamp && endTime[g] >= timestamp) {
-      const int64_t remaining = grantAmount[g] - drawnThrough(g, timestamp);
-      if (remaining > 0) valid.push(g, remaining);
+    const bool validAt = startTime[g] <= timestamp && endTime[g] >= timestamp;
+    const int64_t remaining = validAt ? grantAmount[g] - drawnThrough(g, timestamp) : 0;
+    if (remaining > 0) {
+      valid0.push_back({endTime[g], remaining, g});
+      if (valid0.size() == 1) {
+        front = g;
+      } else if (remaining != grantAmount[g] || !after(g, g - 1)) {
+        run = false;
+      }
+    } else if (!valid0.empty()) {
+      run = false;  // a gap in the range
     }
   }
   out.work = startedBy;
-  // Out of start order, the grants starting later are sorted by (start, grant).
-  std::vector<SortKey> byStart;
-  if (!grantsInStartOrder_) {
-    for (uint32_t g = 0; g < grants; ++g) {
-      if (startTime[g] > timestamp) byStart.push_back({startTime[g], g});
-    }
-    sortKeys(&byStart);
-    out.work += byStart.size();
-  }
-  const bool inStartOrder = grantsInStartOrder_;
-  size_t next = inStartOrder ? startedBy : 0;
-  const size_t end = inStartOrder ? grants : byStart.size();
-  // The new consumption first (no grant joins at its time: those valid there are in), then
-  // the later ones: one step in the loop, whose code is the replay's largest. Its state is
-  // kept small (the work is counted once, after it): V8 keeps it in registers then.
   const auto later = std::partition_point(order_.begin(), order_.end(),
                                           [&](uint32_t c) { return times[c] <= timestamp; });
   const auto last = order_.end();
@@ -439,19 +445,90 @@ IncrementalEngine::Replayed IncrementalEngine::replayWith(int64_t amount, int64_
   int64_t need = amount;
   auto it = later;
   bool funded = true;
-  for (;; ++it) {
-    if (!drawFrom(time, need, &valid, nullptr)) {
-      funded = false;
-      break;
+  size_t next = startedBy;
+  if (run) {
+    out.run = true;
+    // The chain of fact 8's case, and of any replay whose grants join in draw order: the
+    // live grants are the table's grants [front, next), only the first partly drawn
+    // (frontLeft), so a step reads the table and writes nothing. A grant that joins out
+    // of draw order ends the run: the loop below takes over from there.
+    int64_t frontLeft =
+        front < grants ? (valid0.empty() ? grantAmount[front] : valid0[0].remaining) : 0;
+    for (;; ++it) {
+      for (;;) {  // draw `need` at `time`
+        if (front == next) {
+          funded = false;
+          break;
+        }
+        if (endTime[front] >= time) {
+          if (need <= frontLeft) {
+            frontLeft -= need;
+            break;
+          }
+          need -= frontLeft;
+        }
+        ++front;
+        frontLeft = front < grants ? grantAmount[front] : 0;
+      }
+      if (!funded || it == last) break;
+      const uint32_t c = *it;
+      time = times[c];
+      need = amounts[c];
+      for (; next < grants; ++next) {
+        if (startTime[next] > time) break;
+        if (next > front && !after(next, next - 1)) break;
+      }
+      if (next < grants && startTime[next] <= time) break;  // out of draw order
     }
-    if (it == last) break;
-    const uint32_t c = *it;
-    time = times[c];
-    need = amounts[c];
-    for (; next < end; ++next) {
-      const auto g = static_cast<uint32_t>(inStartOrder ? next : byStart[next].value);
-      if (startTime[g] > time) break;
-      valid.push(g, grantAmount[g]);
+    valid0.clear();
+    if (funded && it != last) {  // the run ended: its live grants go to the loop below
+      out.runEnded = true;
+      for (size_t g = front; g < next; ++g) {
+        const int64_t left = g == front ? frontLeft : grantAmount[g];
+        if (left > 0) valid0.push_back({endTime[g], left, static_cast<uint32_t>(g)});
+      }
+    }
+  }
+  if (funded && (!run || it != last)) {
+    DrawOrderHeap heap(&grants_);
+    LiveGrants valid(&grants_, &heap);  // each grant with what remains of it
+    for (const LiveGrant& live : valid0) valid.push(live.grant, live.end, live.remaining);
+    std::vector<LiveGrant>().swap(valid0);
+    // Out of start order, the grants starting later are sorted by (start, grant).
+    std::vector<SortKey> byStart;
+    if (!grantsInStartOrder_) {
+      for (uint32_t g = 0; g < grants; ++g) {
+        if (startTime[g] > timestamp) byStart.push_back({startTime[g], g});
+      }
+      sortKeys(&byStart);
+      out.work += byStart.size();
+    }
+    const bool inStartOrder = grantsInStartOrder_;
+    size_t end = inStartOrder ? grants : byStart.size();
+    if (!inStartOrder) next = 0;
+    // The new consumption first (no grant joins at its time: those valid there are in),
+    // then the later ones. When the run above ended at a consumption, its grants join
+    // first. One step in the loop, whose code is the replay's largest. Its state is kept
+    // small (the work is counted once, after it): V8 keeps it in registers then.
+    bool joining = run;
+    for (;; ++it) {
+      if (joining) {
+        joining = false;
+      } else {
+        if (!drawFrom(time, need, &valid, nullptr)) {
+          funded = false;
+          break;
+        }
+        if (it == last) break;
+        const uint32_t c = *it;
+        time = times[c];
+        need = amounts[c];
+      }
+      for (; next < end; ++next) {
+        const auto g = static_cast<uint32_t>(inStartOrder ? next : byStart[next].value);
+        if (startTime[g] > time) break;
+        valid.push(g, endTime[g], grantAmount[g]);
+      }
     }
   }
   out.work += static_cast<size_t>(it - later);

@@ -86,6 +86,8 @@ class IncrementalEngine final : public Engine {
     uint64_t trackerAnswers = 0;      // headroom queries and backdated calls a tracker decided
     uint64_t intervalScans = 0;       // interval bounds computed by a scan (fact 22)
     uint64_t replays = 0;             // dry runs and blockers decided by a replay from their time
+    uint64_t replayRuns = 0;          // ... whose live grants began as a run of the table
+    uint64_t replayRunsEnded = 0;     // ... that a grant joining out of draw order ended
     uint64_t blockerRejections = 0;   // rejected by a blocker found before, nothing re-drawn
     uint64_t intervalRejections = 0;  // rejected by an interval bound, scanned or remembered
   };
@@ -216,6 +218,8 @@ class IncrementalEngine final : public Engine {
     uint32_t blocker = kNoBlocker;  // the first later consumption left unfunded
     bool newUnfunded = false;       // the new one itself
     size_t work = 0;                // grants and consumptions read
+    bool run = false;               // the live grants began as a run of the table
+    bool runEnded = false;          // and a grant joining out of draw order ended it
   };
   // The replay with a consumption of `amount` at `timestamp` added, from that time on
   // (replay_check.h). O((k + G) log G) for the k consumptions later than `timestamp`.

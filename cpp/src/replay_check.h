@@ -103,7 +103,12 @@ class LiveGrants {
     }
   }
   GCL_ALWAYS_INLINE void push(uint32_t grant, int64_t remaining) {
-    const LiveGrant joining{grants_->endTime[grant], remaining, grant};
+    push(grant, grants_->endTime[grant], remaining);
+  }
+  // push(grant, remaining), given end == the grant's end (read by the caller from its own
+  // pointer to the grants' ends, which the replay's loop keeps in a register).
+  GCL_ALWAYS_INLINE void push(uint32_t grant, int64_t end, int64_t remaining) {
+    const LiveGrant joining{end, remaining, grant};
     if (head_ != tail_ && !drawnLater(*grants_, joining, tail_[-1])) {
       heap_->push(grant, remaining);
       return;

@@ -115,6 +115,8 @@ TEST(Rejection, RandomSequencesMatchTheReplayEngine) {
   uint64_t intervalRejections = 0;
   uint64_t replays = 0;
   uint64_t inStartOrderReplays = 0;
+  uint64_t replayRuns = 0;
+  uint64_t replayRunsEnded = 0;
   uint64_t blockerRejections = 0;
   int blockers = 0;
   for (uint32_t seed = 1; seed <= 400 && !::testing::Test::HasFailure(); ++seed) {
@@ -170,6 +172,8 @@ TEST(Rejection, RandomSequencesMatchTheReplayEngine) {
     intervalRejections += engines.stats().intervalRejections;
     replays += engines.stats().replays;
     if (inStartOrder) inStartOrderReplays += engines.stats().replays;
+    replayRuns += engines.stats().replayRuns;
+    replayRunsEnded += engines.stats().replayRunsEnded;
     blockerRejections += engines.stats().blockerRejections;
   }
   // Every path was taken, many times.
@@ -181,7 +185,58 @@ TEST(Rejection, RandomSequencesMatchTheReplayEngine) {
   EXPECT_GT(intervalRejections, 1000u);
   EXPECT_GT(replays, 1000u);  // dry runs and blockers past the short budget
   EXPECT_GT(inStartOrderReplays, 200u);
+  EXPECT_GT(replayRuns, 100u);
+  EXPECT_GT(replayRunsEnded, 15u);
   EXPECT_GT(blockerRejections, 800u);
+}
+
+// The replay from a call's time where the grants arrive in start order: its live grants
+// begin as a run of the grant table (the chain's case) until a grant joins out of draw
+// order, or a gap or a partly drawn grant in the middle rules the run out from the start.
+// Ends are drawn from a few values, so that equal ends order grants by id; dry runs and
+// blockers against the model's replay, decisions against the replay engine.
+TEST(Rejection, ReplayRunsMatchTheModel) {
+  uint64_t replays = 0;
+  uint64_t runs = 0;
+  uint64_t ended = 0;
+  int blockers = 0;
+  for (uint32_t seed = 1; seed <= 1000 && !::testing::Test::HasFailure(); ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 random(seed);
+    auto uniform = [&](int64_t lo, int64_t hi) {
+      return std::uniform_int_distribution<int64_t>(lo, hi)(random);
+    };
+    EnginePair engines(1);              // every re-draw past one consumption goes to the replay
+    const bool nested = seed % 2 == 0;  // half the ledgers: windows that nest, often
+    int64_t start = 0;
+    int64_t now = 0;
+    for (int step = 0; step < 80 && !::testing::Test::HasFailure(); ++step) {
+      const int64_t roll = uniform(0, 99);
+      if (roll < 25) {
+        start = std::max(start, uniform(std::max<int64_t>(0, now - 4), now + 2));
+        const int64_t length = nested && uniform(0, 3) == 0 ? uniform(6, 12) : uniform(0, 3);
+        engines.addGrant(uniform(1, 3), start, start + length);
+      } else if (roll < 60) {
+        now += uniform(0, 1);
+        engines.consume(uniform(1, 2), now);
+      } else if (roll < 70) {
+        engines.consume(uniform(1, 2), uniform(std::max<int64_t>(0, now - 8), now));
+      } else {
+        engines.dryRun(uniform(1, 3), uniform(std::max<int64_t>(0, now - 12), now));
+      }
+    }
+    engines.compareState(now + 12);
+    replays += engines.stats().replays;
+    runs += engines.stats().replayRuns;
+    ended += engines.stats().replayRunsEnded;
+    blockers += engines.blockers;
+  }
+  EXPECT_GT(replays, 2500u);
+  EXPECT_GT(runs, 700u);
+  EXPECT_GT(ended, 200u);
+  EXPECT_GT(runs, ended + 400);     // runs that reached the end of the replay
+  EXPECT_GT(replays, runs + 1000);  // replays that began without a run
+  EXPECT_GT(blockers, 2000);
 }
 
 // Fact 22 against the brute-force model: each scanned interval holds t, its value is the
