@@ -45,7 +45,10 @@ const WASM_FILE = 'gpu_credit_ledger.wasm';
 // anywhere else (browsers, an application's bundle) or when the file is not this build's.
 function fileBeside(platform) {
   const fs = platform.process?.getBuiltinModule?.('node:fs');
-  const here = import.meta.url; // undefined in a classic-script bundle (an iife), where import.meta is empty
+  // undefined in a classic-script bundle (an iife), where import.meta is empty. webpack
+  // writes import.meta.url as the module's path on the build machine: in its bundles
+  // (where it evaluates this typeof to 'function') the expression is left out unread.
+  const here = typeof __webpack_require__ === 'function' ? undefined : import.meta.url;
   if (!fs || typeof here !== 'string' || !here.startsWith('file:')) return null;
   let bytes;
   try {

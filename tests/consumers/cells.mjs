@@ -92,6 +92,13 @@ export const cells = [
     expect: { remote: SEED, duplicate: 'DUPLICATE_ID', raw: SEED, rawEcho: 'first' },
   },
   {
+    name: 'vite-dev-worker',
+    fixture: 'vite-worker', // the same app under `vite` dev, which serves the workers' imports as modules
+    kind: 'vite-dev',
+    shared: ['seed.js'],
+    expect: { remote: SEED, duplicate: 'DUPLICATE_ID', raw: SEED, rawEcho: 'first' },
+  },
+  {
     name: 'webpack-main',
     kind: 'webpack',
     shared: ['seed.js'],

@@ -60,7 +60,28 @@ async function packTarball() {
   await sh('npm', ['pack', '--pack-destination', packDir, '--silent'], repo, { GCL_SKIP_PREPACK_BUILD: '1' });
   const [tarball, ...more] = readdirSync(packDir).filter((name) => name.endsWith('.tgz'));
   if (!tarball || more.length) throw new Error(`expected one tarball in ${packDir}`);
+  await checkTarball(join(packDir, tarball));
   return join(packDir, tarball);
+}
+
+// What the tarball holds: every document its README names (the README is the package's
+// page), and nothing of the service, the demo, the tests or the C++ sources.
+async function checkTarball(tarball) {
+  const files = (await sh('tar', ['-tzf', tarball], work))
+    .split('\n')
+    .filter(Boolean)
+    .map((path) => path.replace(/^package\//, ''));
+  const readme = readFileSync(join(repo, 'README.md'), 'utf8');
+  for (const doc of new Set(readme.match(/docs\/[\w-]+\.md/g))) {
+    assert.ok(files.includes(doc), `the README names ${doc}, which the tarball lacks`);
+  }
+  for (const folder of ['server/', 'web/', 'tests/', 'cpp/', 'bench/', 'scripts/', 'build/']) {
+    assert.deepEqual(
+      files.filter((path) => path.startsWith(folder)),
+      [],
+      `the tarball holds ${folder}`,
+    );
+  }
 }
 
 async function makeProject(cell, tarball) {
@@ -264,6 +285,11 @@ async function runWebpack(cell, dir) {
   const said = [...errors, ...warnings].map((item) => item.message).filter((text) => !advice.test(text));
   assert.deepEqual(said, [], 'webpack reported');
   const files = filesUnder(out);
+  // webpack writes import.meta.url as the module's path on the build machine: no such path
+  // may reach a bundle.
+  for (const file of files.filter((name) => name.endsWith('.js'))) {
+    assert.ok(!readFileSync(file, 'utf8').includes('file:///'), `${file} holds a path of the build machine`);
+  }
   const size = recordSize(cell, files);
   if (cell.separateWasm) assert.ok(size.wasm > 0, 'the build has no separate .wasm asset');
   const types = { '.js': 'text/javascript', '.wasm': 'application/wasm' };
