@@ -236,6 +236,13 @@ void WasmLedger::reserveBatch(int count, int idBytes) {
 // Bytes per event a loaded ledger holds beyond the arrays Ledger::reserve sizes (measured
 // natively: 114-199 bytes per event in all, docs/performance.md, "Engine bytes per event").
 constexpr size_t kUnreservedBytesPerEvent = 160;
+// What a ledger loaded by applyBatch holds per event in WebAssembly (32-bit pointers),
+// about: 90-96 bytes in all (docs/performance.md, "The heap grown for a load"), with a
+// margin. The memory grows ahead of a load by this much, not by the bound above: that grew
+// it past what a disposed ledger had left free (and for each batch of a load in runs,
+// whose reservation was already made), and V8 answers each 64 MB of growth with a full
+// collection of the JavaScript heap.
+constexpr size_t kLoadedBytesPerEvent = 104;
 
 void WasmLedger::reserveEvents(int count) {
   if (count <= 0) return;
@@ -249,7 +256,7 @@ void WasmLedger::reserveEvents(int count) {
   const uint64_t expected =
       uint64_t{ledger_.reserveBytes(n)} + uint64_t{n} * kUnreservedBytesPerEvent;
   if (expected > SIZE_MAX || !heap_.allowsBytes(static_cast<size_t>(expected))) return;
-  heap_.growHeapFor(static_cast<size_t>(expected));
+  heap_.growHeapFor(static_cast<size_t>(uint64_t{n} * kLoadedBytesPerEvent));  // < expected
   ledger_.reserve(n);
   account();
 }
