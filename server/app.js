@@ -115,15 +115,26 @@ export async function buildApp({ store, keys, limits = {}, logger = false, reque
   });
 
   // Stopping (SIGTERM, SIGINT): a request that arrives on an open connection after close()
-  // began is answered 503 UNAVAILABLE with Retry-After, and runs nothing.
+  // began is answered 503 UNAVAILABLE with Retry-After, and runs nothing. Every answer
+  // given from then on, those of the requests in flight too, closes its connection: a
+  // kept-alive connection that its client holds open would otherwise keep the process
+  // running until its keep-alive timeout.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+    // An answer whose headers went out just before: its connection turns idle after the
+    // server's one sweep of idle connections at close(). Sweep until the app has closed.
+    const sweep = setInterval(() => app.server.closeIdleConnections?.(), 100);
+    sweep.unref();
+    app.server.once('close', () => clearInterval(sweep));
   });
   app.addHook('onRequest', async (request, reply) => {
     if (!closing) return;
     reply.header('connection', 'close');
     throw unavailable('the service is stopping; retry');
+  });
+  app.addHook('onSend', async (request, reply) => {
+    if (closing) reply.header('connection', 'close');
   });
 
   // Every body is JSON: without Fastify's text/plain parser, a text body gets the same

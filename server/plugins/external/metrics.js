@@ -95,7 +95,10 @@ async function metrics(fastify) {
     tags: ['operations'],
     summary: 'Prometheus metrics, text exposition format (no key needed)',
     security: [],
-    response: { 431: headersTooLarge },
+    response: {
+      200: { description: 'The metrics, Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } },
+      431: headersTooLarge,
+    },
   };
   fastify.get('/metrics', { schema, config: { rateLimit: false, ...notShed } }, async (request, reply) => {
     reply.type(registry.contentType);

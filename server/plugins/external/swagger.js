@@ -19,7 +19,12 @@ async function openapi(fastify) {
   fastify.get(
     '/openapi.json',
     {
-      schema: { tags: ['operations'], summary: 'This OpenAPI document (no key needed)', security: [], response: { 431: headersTooLarge } },
+      schema: {
+        tags: ['operations'],
+        summary: 'This OpenAPI document (no key needed)',
+        security: [],
+        response: { 200: { description: 'The OpenAPI 3 document', type: 'object', additionalProperties: true }, 431: headersTooLarge },
+      },
       config: { rateLimit: false, ...notShed },
     },
     async () => fastify.swagger(),
