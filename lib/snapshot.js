@@ -46,6 +46,10 @@ function entryField(check, list, i, key, value) {
   }
 }
 
+// An entry's field if it is the entry's own, else undefined (a missing field).
+const ownField = (entry, key) => (Object.hasOwn(entry, key) ? entry[key] : undefined);
+const ENTRY_KEYS = ['grantId', 'eventId', 'amount', 'startTime', 'endTime', 'timestamp'];
+
 // The document's and an entry's fields, compared with === (no array search per key).
 const isDocumentKey = (key) => key === 'format' || key === 'version' || key === 'horizon' || key === 'grants' || key === 'consumptions';
 const isGrantKey = (key) => key === 'grantId' || key === 'amount' || key === 'startTime' || key === 'endTime';
@@ -130,22 +134,29 @@ export function readSnapshotHead(doc, { checkTime }) {
  */
 export function makeEntryReaders({ checkId, checkAmount, checkTime, checkWindow }, horizon, { MAX_ID_BYTES, MAX_SAFE }) {
   const maxIdUnits = MAX_ID_BYTES / 3; // a UTF-16 unit is at most 3 UTF-8 bytes
+  // An entry's fields are its own: an inherited one is missing. An entry on Object.prototype
+  // (every parsed one) is read directly while Object.prototype has none of the fields' names
+  // (checked once per document); any other is read field by field through Object.hasOwn.
+  // Its prototype is read as `__proto__` (an own `__proto__` field is an unknown one, which
+  // the shape check refuses): Object.getPrototypeOf cost fromJSON of 10^6 events 4-6% more.
+  const plainFields = !ENTRY_KEYS.some((key) => key in Object.prototype);
   return {
     grant(entry, i, run) {
-      let plain = isPlainObject(entry);
-      if (plain) {
+      // `own`: an entry on Object.prototype with no field but the known ones, read directly.
+      let own = plainFields && typeof entry === 'object' && entry !== null && entry.__proto__ === Object.prototype;
+      if (own) {
         for (const key in entry) {
-          if (key !== 'grantId' && key !== 'amount' && key !== 'startTime' && key !== 'endTime' && Object.hasOwn(entry, key)) plain = false;
+          if (key !== 'grantId' && key !== 'amount' && key !== 'startTime' && key !== 'endTime' && Object.hasOwn(entry, key)) own = false;
         }
       }
-      if (!plain) checkShape(entry, 'grants', i, isGrantKey); // throws
-      const grantId = entry.grantId;
+      if (!own) checkShape(entry, 'grants', i, isGrantKey); // throws, or its fields are read one by one
+      const grantId = own ? entry.grantId : ownField(entry, 'grantId');
       if (!(typeof grantId === 'string' && grantId.length > 0 && grantId.length <= maxIdUnits && isWellFormed(grantId))) {
         entryField(checkId, 'grants', i, 'grantId', grantId);
       }
-      const amount = entry.amount;
-      const startTime = entry.startTime;
-      const endTime = entry.endTime;
+      const amount = own ? entry.amount : ownField(entry, 'amount');
+      const startTime = own ? entry.startTime : ownField(entry, 'startTime');
+      const endTime = own ? entry.endTime : ownField(entry, 'endTime');
       // A grant carried across the horizon (it started before it) holds what was left of
       // it there, which may be nothing.
       const fits =
@@ -169,19 +180,19 @@ export function makeEntryReaders({ checkId, checkAmount, checkTime, checkWindow 
       run.put(BATCH_RESTORE_GRANT, grantId, amount, startTime, endTime);
     },
     consumption(entry, i, run) {
-      let plain = isPlainObject(entry);
-      if (plain) {
+      let own = plainFields && typeof entry === 'object' && entry !== null && entry.__proto__ === Object.prototype;
+      if (own) {
         for (const key in entry) {
-          if (key !== 'eventId' && key !== 'amount' && key !== 'timestamp' && Object.hasOwn(entry, key)) plain = false;
+          if (key !== 'eventId' && key !== 'amount' && key !== 'timestamp' && Object.hasOwn(entry, key)) own = false;
         }
       }
-      if (!plain) checkShape(entry, 'consumptions', i, isConsumptionKey); // throws
-      const eventId = entry.eventId;
+      if (!own) checkShape(entry, 'consumptions', i, isConsumptionKey); // throws, or its fields are read one by one
+      const eventId = own ? entry.eventId : ownField(entry, 'eventId');
       if (!(typeof eventId === 'string' && eventId.length > 0 && eventId.length <= maxIdUnits && isWellFormed(eventId))) {
         entryField(checkId, 'consumptions', i, 'eventId', eventId);
       }
-      const amount = entry.amount;
-      const timestamp = entry.timestamp;
+      const amount = own ? entry.amount : ownField(entry, 'amount');
+      const timestamp = own ? entry.timestamp : ownField(entry, 'timestamp');
       const fits =
         Number.isSafeInteger(amount) &&
         amount >= 1 &&

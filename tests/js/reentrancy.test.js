@@ -243,4 +243,45 @@ describe("options and documents: each field read once, and only the object's own
     expect([reads, restored.toJSON()]).toEqual([1, doc]);
     restored.dispose();
   });
+
+  it("fromJSON: an entry's fields are its own too (an inherited one is missing)", () => {
+    const grant = { grantId: 'g', amount: 5, startTime: 0, endTime: 9 };
+    const consumption = { eventId: 'c', amount: 2, timestamp: 3 };
+    const doc = (grants, consumptions) => ({ format: 'gpu-credit-ledger', version: 2, horizon: 0, grants, consumptions });
+    const refusal = (document) => {
+      const error = thrown(() => GPULedger.fromJSON(document));
+      return error && [error.code, error.message];
+    };
+    const withoutEndTime = Object.assign(Object.create({ endTime: 9 }), { grantId: 'g', amount: 5, startTime: 0 });
+    expect(refusal(doc([withoutEndTime], []))).toEqual(['INVALID_SNAPSHOT', 'fromJSON: grants[0].endTime must be a number, got undefined']);
+    const withoutTimestamp = Object.assign(Object.create({ timestamp: 3 }), { eventId: 'c', amount: 2 });
+    expect(refusal(doc([grant], [withoutTimestamp]))).toEqual([
+      'INVALID_SNAPSHOT',
+      'fromJSON: consumptions[0].timestamp must be a number, got undefined',
+    ]);
+    // Fields on Object.prototype, enumerable or not, are no entry's.
+    const { endTime: _endTime, ...partial } = grant;
+    const { amount: _amount, ...noAmount } = consumption;
+    try {
+      Object.prototype.endTime = 9;
+      Object.defineProperty(Object.prototype, 'amount', { value: 2, configurable: true, writable: true });
+      expect(refusal(doc([partial], []))).toEqual(['INVALID_SNAPSHOT', 'fromJSON: grants[0].endTime must be a number, got undefined']);
+      expect(refusal(doc([grant], [noAmount]))).toEqual([
+        'INVALID_SNAPSHOT',
+        'fromJSON: consumptions[0].amount must be a number, got undefined',
+      ]);
+    } finally {
+      delete Object.prototype.endTime;
+      delete Object.prototype.amount;
+    }
+    // Own fields on another prototype, or on none, are read as they are.
+    class Grant {
+      constructor() {
+        Object.assign(this, grant);
+      }
+    }
+    const restored = GPULedger.fromJSON(doc([new Grant()], [Object.assign(Object.create(null), consumption)]));
+    expect(restored.toJSON()).toEqual(doc([grant], [consumption]));
+    restored.dispose();
+  });
 });
