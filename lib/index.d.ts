@@ -130,8 +130,8 @@ export interface ConsumeResult {
 
 /** Options of {@link GPULedger.tryConsume}. Unknown keys throw `TypeError`, so a misspelt `dryRun` cannot charge. */
 export interface TryConsumeOptions {
-  /** Answer without changing anything. Default `false`. */
-  dryRun?: boolean;
+  /** Answer without changing anything. Default `false` (`undefined` counts as leaving it out). */
+  dryRun?: boolean | undefined;
 }
 
 /** A grant valid at some time `t`, with what remains of it then ({@link GPULedger.grantsAt}). */

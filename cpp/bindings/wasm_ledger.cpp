@@ -30,7 +30,8 @@ WasmLedger::WasmLedger() : idBuffer_(gcl::kMaxIdBytes, '\0'), result_(&heap_) { 
 double WasmLedger::idBuffer() { return address(idBuffer_.data()); }
 
 int WasmLedger::addGrant(int idLength, double amount, double startTime, double endTime) {
-  if (!admit(CallCost::kGrow)) return static_cast<int>(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kGrow))
+    return withoutRoom(Call::kAddGrant, idLength, amount, startTime, endTime);
   const gcl::Status status =
       ledger_.addGrant(id(idLength), toInt64(amount), toInt64(startTime), toInt64(endTime));
   account();
@@ -38,7 +39,7 @@ int WasmLedger::addGrant(int idLength, double amount, double startTime, double e
 }
 
 int WasmLedger::consume(int idLength, double amount, double timestamp) {
-  if (!admit(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kGrow)) return withoutRoom(Call::kConsume, idLength, amount, timestamp, 0);
   bool accepted = false;
   const gcl::Status status =
       ledger_.consume(id(idLength), toInt64(amount), toInt64(timestamp), &accepted);
@@ -144,7 +145,7 @@ int WasmLedger::setGrantEnd(int idLength, double endTime) {
 }
 
 int WasmLedger::submit(int idLength, double amount, double timestamp) {
-  if (!admit(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kGrow)) return withoutRoom(Call::kSubmit, idLength, amount, timestamp, 0);
   gcl::SubmitOutcome outcome = gcl::SubmitOutcome::kQueued;
   const gcl::Status status =
       ledger_.submit(id(idLength), toInt64(amount), toInt64(timestamp), &outcome);
@@ -208,6 +209,26 @@ int WasmLedger::compact(double horizon) {
 }
 
 double WasmLedger::horizon() const { return static_cast<double>(ledger_.horizon()); }
+
+int WasmLedger::withoutRoom(Call call, int idLength, double amount, double a, double b) {
+  bool unchanged = false;
+  bool accepted = false;
+  const gcl::Status status =
+      call == Call::kAddGrant
+          ? ledger_.grantWithoutRoom(id(idLength), toInt64(amount), toInt64(a), toInt64(b),
+                                     &unchanged)
+          : ledger_.consumptionWithoutRoom(id(idLength), toInt64(amount), toInt64(a),
+                                           call == Call::kSubmit, &unchanged, &accepted);
+  // addGrant answers a status; consume and submit 1 or 0, or minus a status.
+  const auto refused = [&](gcl::Status why) {
+    return call == Call::kAddGrant ? static_cast<int>(why) : failureCode(why);
+  };
+  if (status != gcl::Status::kOk) return refused(status);
+  if (!unchanged) return refused(gcl::Status::kOutOfMemory);
+  ledger_.clearReallocated();  // an identical retry: as Ledger's own call answers it
+  if (call == Call::kAddGrant) return static_cast<int>(gcl::Status::kOk);
+  return accepted ? 1 : 0;
+}
 
 GCL_COLD_CODE_END
 

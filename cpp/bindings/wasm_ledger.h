@@ -122,6 +122,15 @@ class WasmLedger {
   // Whether a call of this cost fits the heap budget; if so, hands the ledger what is
   // left beyond it for optional indexes.
   bool admit(CallCost cost);
+  // addGrant, consume or submit refused room for its worst case (the heap's ceiling): an
+  // identical retry, which changes nothing, is still answered, and a refusal of its input,
+  // id or horizon is still that refusal (Ledger::grantWithoutRoom and
+  // consumptionWithoutRoom); anything else is OUT_OF_MEMORY. Reads only. One function out
+  // of line for the three (a, b: a grant's start and end, a consumption's timestamp): the
+  // hot calls stay small, and the link inlines a function with one caller whatever it is told.
+  enum class Call { kAddGrant, kConsume, kSubmit };
+  __attribute__((noinline)) int withoutRoom(Call call, int idLength, double amount, double a,
+                                            double b);
   // Records the ledger's size in the heap budget after a call that may have changed it.
   void account();
   // One event of applyBatch: its result.

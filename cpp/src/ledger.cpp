@@ -101,12 +101,30 @@ Ledger::~Ledger() = default;
 
 Status Ledger::addGrant(std::string_view grantId, int64_t amount, int64_t startTime,
                         int64_t endTime) {
+  const Status valid = checkGrant(grantId, amount, startTime, endTime);
+  if (valid != Status::kOk) return valid;
+  return insertGrant(grantId, amount, startTime, endTime);
+}
+
+Status Ledger::checkGrant(std::string_view grantId, int64_t amount, int64_t startTime,
+                          int64_t endTime) const {
   if (!isValidId(grantId)) return Status::kInvalidId;
   if (!isValidAmount(amount)) return Status::kInvalidAmount;
   if (!isValidTime(startTime) || !isValidTime(endTime)) return Status::kInvalidTime;
   if (startTime > endTime) return Status::kInvalidWindow;
   if (startTime < horizon_) return Status::kBeforeHorizon;
-  return insertGrant(grantId, amount, startTime, endTime);
+  return Status::kOk;
+}
+
+bool Ledger::sameGrant(uint32_t existing, int64_t amount, int64_t startTime,
+                       int64_t endTime) const {
+  // Compared as the fresh ledger of compact() holds them: a carried grant keeps its own
+  // start in the table (horizon.cpp) but starts at the horizon there, with the credit
+  // left at it as its amount (what grantsAt and burnDown show), and that add is its
+  // identical retry. Before any horizon (0) the starts compare as they are.
+  return grants_->amount[existing] == amount &&
+         std::max(grants_->startTime[existing], horizon_) == std::max(startTime, horizon_) &&
+         grants_->endTime[existing] == endTime;
 }
 
 Status Ledger::insertGrant(std::string_view grantId, int64_t amount, int64_t startTime,
@@ -114,15 +132,7 @@ Status Ledger::insertGrant(std::string_view grantId, int64_t amount, int64_t sta
   const uint32_t idHash = IdIndex::hash(grantId);
   const uint32_t existing = grants_->ids.find(grantId, idHash);
   if (existing != IdIndex::kNotFound) {
-    // Compared as the fresh ledger of compact() holds them: a carried grant keeps its own
-    // start in the table (horizon.cpp) but starts at the horizon there, with the credit
-    // left at it as its amount (what grantsAt and burnDown show), and that add is its
-    // identical retry. Before any horizon (0) the starts compare as they are.
-    const bool same =
-        grants_->amount[existing] == amount &&
-        std::max(grants_->startTime[existing], horizon_) == std::max(startTime, horizon_) &&
-        grants_->endTime[existing] == endTime;
-    if (!same) return Status::kDuplicateId;
+    if (!sameGrant(existing, amount, startTime, endTime)) return Status::kDuplicateId;
     startReallocations();  // an identical retry: returns kOk and changes nothing
     return Status::kOk;
   }

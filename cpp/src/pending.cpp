@@ -58,6 +58,42 @@ void Ledger::takeAcceptedPending(std::vector<PendingConsumption>* out) {
   out->swap(acceptedPending_);
 }
 
+Status Ledger::consumptionWithoutRoom(std::string_view eventId, int64_t amount, int64_t timestamp,
+                                      bool submit, bool* unchanged, bool* accepted) const {
+  *unchanged = false;
+  *accepted = false;
+  const Status valid = checkConsumption(eventId, amount, timestamp);
+  if (valid != Status::kOk) return valid;
+  if (timestamp < horizon_) return Status::kBeforeHorizon;
+  if (submit && pending_ && pending_->find(eventId) != nullptr) {  // as submit() checks it
+    const Status same = checkPending(eventId, amount, timestamp);
+    if (same != Status::kOk) return same;
+    *unchanged = true;  // queued, and it stays queued
+    return Status::kOk;
+  }
+  bool retry = false;
+  const Status admitted = admitConsumption(eventId, amount, timestamp, &retry);
+  if (admitted != Status::kOk) return admitted;
+  *unchanged = retry;
+  *accepted = retry;
+  return Status::kOk;
+}
+
+Status Ledger::grantWithoutRoom(std::string_view grantId, int64_t amount, int64_t startTime,
+                                int64_t endTime, bool* unchanged) const {
+  *unchanged = false;
+  const Status valid = checkGrant(grantId, amount, startTime, endTime);
+  if (valid != Status::kOk) return valid;
+  const uint32_t existing = grants_->ids.find(grantId);
+  if (existing != IdIndex::kNotFound) {  // as insertGrant() checks it
+    if (!sameGrant(existing, amount, startTime, endTime)) return Status::kDuplicateId;
+    *unchanged = true;
+    return Status::kOk;
+  }
+  if (amount > kMaxSafeInteger - grantTotal_) return Status::kTotalOverflow;
+  return roomForEvent();
+}
+
 GCL_COLD_CODE_END
 
 Status Ledger::checkPending(std::string_view eventId, int64_t amount, int64_t timestamp) const {

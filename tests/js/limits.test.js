@@ -31,6 +31,14 @@ describe('resource limits', () => {
     expect(ledger.allocations(`${pad}${accepted}`)).toBeNull();
     expect(thrown(() => ledger.addGrant('more', 1, 0, 1)).code).toBe('OUT_OF_MEMORY');
     expect(ledger.grantCount).toBe(1);
+    // A call that changes nothing is still answered as it would be: identical retries, and
+    // the refusal of an id taken with other parameters.
+    expect(ledger.consume(`${pad}0`, 1, 0)).toBe(true);
+    expect(ledger.submit(`${pad}1`, 1, 1)).toBe('accepted');
+    expect(ledger.addGrant('plenty', 2 ** 52, 0, 2 ** 40)).toBeUndefined();
+    expect(thrown(() => ledger.consume(`${pad}0`, 2, 0)).code).toBe('DUPLICATE_ID');
+    expect(thrown(() => ledger.addGrant('plenty', 1, 0, 1)).code).toBe('DUPLICATE_ID');
+    expect([ledger.consumptionCount, ledger.grantCount, ledger.getBalance(accepted)]).toEqual([accepted, 1, 2 ** 52 - accepted]);
     // New ledgers while it holds the heap: each takes a few kB, until one is refused with
     // OUT_OF_MEMORY (each was allocated unchecked: the instance aborted at the ceiling).
     const more = [];

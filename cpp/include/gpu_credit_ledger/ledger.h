@@ -325,6 +325,19 @@ class Ledger {
   // whose own history the caller does not see.
   void clearReallocated() { startReallocations(); }
 
+  // --- Calls with no room to run (the WebAssembly binding, at its heap's ceiling) ---
+
+  // What a consume (`submit` false) or submit (true) may answer when it cannot run,
+  // reading only: *unchanged for an identical retry that changes nothing (of an accepted
+  // consumption, *accepted true; for submit also of a queued one, *accepted false); a
+  // status other than kOk for the refusal the call would give (its input, its id, the
+  // horizon, the event limit); kOk without *unchanged when the call would have to run.
+  Status consumptionWithoutRoom(std::string_view eventId, int64_t amount, int64_t timestamp,
+                                bool submit, bool* unchanged, bool* accepted) const;
+  // The same for addGrant: *unchanged for an identical retry.
+  Status grantWithoutRoom(std::string_view grantId, int64_t amount, int64_t startTime,
+                          int64_t endTime, bool* unchanged) const;
+
   // Checks the ledger's and its engine's internal invariants (tests and fuzzing; O((n + G)
   // log(n + G))). Empty when they hold, else the first violation in words.
   std::string checkInvariants() const;
@@ -365,6 +378,11 @@ class Ledger {
   // addGrant after the argument checks (ledger.cpp): an identical retry, DUPLICATE_ID, the
   // grant total, the event limit, then the grant. restoreGrant shares it.
   Status insertGrant(std::string_view grantId, int64_t amount, int64_t startTime, int64_t endTime);
+  // Whether grant `existing` is what an add with these arguments adds: its identical retry.
+  bool sameGrant(uint32_t existing, int64_t amount, int64_t startTime, int64_t endTime) const;
+  // addGrant's argument checks, in order.
+  Status checkGrant(std::string_view grantId, int64_t amount, int64_t startTime,
+                    int64_t endTime) const;
   // setGrantEnd's refusal for a grant that started before the horizon (horizon.cpp).
   bool endChangeReordersFinalDraws(uint32_t grant, int64_t endTime) const;
   bool startedBeforeHorizon(uint32_t grant) const;
