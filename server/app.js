@@ -3,6 +3,7 @@
 // server.js reads the environment and starts it; tests call buildApp directly.
 import { STATUS_CODES } from 'node:http';
 import Fastify, { LogController } from 'fastify';
+import cors from './plugins/external/cors.js';
 import metrics from './plugins/external/metrics.js';
 import swagger from './plugins/external/swagger.js';
 import rateLimit from './plugins/external/rate-limit.js';
@@ -86,8 +87,18 @@ function isJson(text) {
  * options.logger: Fastify's logger option (pino); default off.
  * options.requestLog: log every request (default off: the error handler logs failures).
  * options.cleanup: { grace, intervalMs } runs the cleanup job (cleanup/job.js); default off.
+ * options.corsOrigins: the web origins that may call the API ('*', the default: any; an
+ *   array of origins; 'off': none) (plugins/external/cors.js).
  */
-export async function buildApp({ store, keys, limits = {}, logger = false, requestLog = false, cleanup: cleanupOptions = {} }) {
+export async function buildApp({
+  store,
+  keys,
+  limits = {},
+  logger = false,
+  requestLog = false,
+  cleanup: cleanupOptions = {},
+  corsOrigins = '*',
+}) {
   const app = Fastify({
     logger: logger && { ...(logger === true ? {} : logger), redact: ['req.headers.authorization'] },
     logController: new LogController({ disableRequestLogging: !requestLog }),
@@ -173,6 +184,7 @@ export async function buildApp({ store, keys, limits = {}, logger = false, reque
   // document's and the metrics' routes must answer errors in the API's body too. The OpenAPI
   // document takes in the routes registered after it, /metrics included.
   await app.register(errors);
+  await app.register(cors, { origins: corsOrigins });
   await app.register(swagger);
   await app.register(metrics);
   await app.register(underPressure, {

@@ -49,6 +49,18 @@ const limits = {
 // consumption time minus LEDGER_GRACE (ledger time units) becomes final (README, "Cleanup").
 const grace = env.LEDGER_GRACE === undefined || env.LEDGER_GRACE === '' ? null : integer('LEDGER_GRACE', 0);
 const cleanupIntervalMs = integer('LEDGER_CLEANUP_INTERVAL_MS', 60_000);
+// The web origins whose pages may call the API (CORS): any by default; a comma-separated
+// list of origins; or "off".
+const corsSetting = (env.LEDGER_CORS_ORIGINS ?? '').trim();
+const corsOrigins =
+  corsSetting === '' || corsSetting === '*'
+    ? '*'
+    : corsSetting === 'off'
+      ? 'off'
+      : corsSetting
+          .split(',')
+          .map((origin) => origin.trim())
+          .filter(Boolean);
 
 const store = storeFromSetting(env.LEDGER_STORE || './ledger.db');
 await store.open();
@@ -59,6 +71,7 @@ const app = await buildApp({
   logger: { level: env.LOG_LEVEL || 'info' },
   requestLog: env.LEDGER_REQUEST_LOG === '1',
   cleanup: { grace, intervalMs: cleanupIntervalMs },
+  corsOrigins,
 });
 
 let stopping = false;
