@@ -36,11 +36,13 @@ test('after finalizing, calls that need the past are refused inline and change n
   await open(page, `${SCENARIO.replace('&t=12', ';h,8&t=12')}`, '?marks=canvas'); // the curve is read from the canvas
   const before = await stats(page);
   await submit(page, 'consume', { eventId: 'c9', amount: 1, timestamp: 7 });
-  await expect(page.locator('#consume-form .form-error')).toContainText('needs history before the finality horizon');
-  await expect(page.locator('#consume-form .form-error')).toContainText('(BEFORE_HORIZON)');
+  // Beside the field at fault: the consumption's timestamp (a grant's start below).
+  await expect(page.locator('#consume-timestamp-error')).toContainText('needs history before the finality horizon');
+  await expect(page.locator('#consume-timestamp-error')).toContainText('(BEFORE_HORIZON)');
+  await expect(page.locator('#consume-timestamp')).toHaveAttribute('aria-invalid', 'true');
   expect((await logEntry(page, 'consume', 'c9')).outcome).toBe('error');
   await submit(page, 'grant', { grantId: 'g5', amount: 10, startTime: 2, endTime: 20 });
-  await expect(page.locator('#grant-form .form-error, #grant-form .field-error').filter({ hasText: 'BEFORE_HORIZON' })).toHaveCount(1);
+  await expect(page.locator('#grant-startTime-error')).toContainText('(BEFORE_HORIZON)');
   expect(await stats(page)).toEqual(before);
   // Before the horizon the readouts say it is final instead of a balance.
   expect(await setCursor(page, 5)).toBe('');

@@ -108,3 +108,30 @@ test('an unreadable link starts empty and says why', async ({ page }) => {
   await expect(page.locator('#status')).toContainText('could not be read (unknown preset "nope")');
   expect((await stats(page)).grants).toBe(0);
 });
+
+test('a seed that is not a whole number is refused beside its field, and the scenario stays', async ({ page }) => {
+  await open(page, 'preset=seed1&t=6');
+  const before = await stats(page);
+  for (const text of ['-7', 'abc', '1.5', '', '99999999999999999999']) {
+    await page.fill('#random-seed', text);
+    await page.press('#random-seed', 'Enter');
+    await expect(page.locator('#random-seed-error')).toContainText('seed must be a whole number');
+    await expect(page.locator('#random-seed')).toHaveAttribute('aria-invalid', 'true');
+    expect(await stats(page)).toEqual(before);
+    expect(await page.evaluate(() => location.hash)).toContain('preset=seed1');
+  }
+});
+
+test('a damaged compressed link says so, not that a network request failed', async ({ page }) => {
+  await open(page, 'z=garbage');
+  await expect(page.locator('#status')).toContainText('its compressed scenario (z=) is damaged or cut short');
+  await expect(page.locator('#status')).not.toContainText('Failed to fetch');
+});
+
+test('keyboard focus on the hidden file input shows on its "Import JSON…" label', async ({ page }) => {
+  await open(page);
+  await page.focus('#export-button');
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe('import-file');
+  expect(await page.evaluate(() => getComputedStyle(document.querySelector('label[for="import-file"]')).outlineStyle)).toBe('solid');
+});

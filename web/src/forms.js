@@ -28,6 +28,8 @@ export function readCall(form) {
 export function fieldForError(op, error) {
   const fields = FORM_FIELDS[op];
   if (error.code === 'DUPLICATE_ID') return fields[0];
+  // A time before the horizon: a consumption's timestamp, a grant's start.
+  if (error.code === 'BEFORE_HORIZON') return op === 'consume' ? 'timestamp' : 'startTime';
   const lead = /^\w+: (\w+)/.exec(error.message);
   if (lead && fields.includes(lead[1])) return lead[1];
   return fields.find((f) => new RegExp(`\\b${f}\\b`).test(error.message)) ?? null;

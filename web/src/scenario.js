@@ -211,8 +211,13 @@ export async function decodeHash(hash) {
   }
   let text = fields.get('ops') ?? '';
   if (fields.has('z')) {
-    const bytes = await pipeBytes(fromBase64Url(fields.get('z')), new DecompressionStream('deflate-raw'));
-    text = new TextDecoder().decode(bytes);
+    try {
+      const bytes = await pipeBytes(fromBase64Url(fields.get('z')), new DecompressionStream('deflate-raw'));
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      // The platform's own message ("Failed to fetch" from the stream) reads as a network error.
+      throw new Error('its compressed scenario (z=) is damaged or cut short');
+    }
   }
   const ops = text ? text.split(';').map(decodeOp) : [];
   const cursor = fields.has('t') ? count('t', 0) : undefined;

@@ -6,12 +6,22 @@ for (const button of document.querySelectorAll('button[data-preset]')) {
   button.addEventListener('click', () => loadScenario({ preset: { name: /** @type {HTMLElement} */ (button).dataset.preset } }));
 }
 
+// A seed that is not a whole number (up to 9 digits) is refused beside the field, and the
+// scenario on the page stays: it is not replaced by another seed's.
 $('random-form').addEventListener('submit', (event) => {
   event.preventDefault();
-  const text = $('random-seed').value.trim();
-  const seed = /^\d{1,9}$/.test(text) ? Number(text) : 1;
-  $('random-seed').value = seed;
-  loadScenario({ preset: { name: 'random', seed, ...RANDOM_DEFAULTS } });
+  const input = $('random-seed');
+  const text = input.value.trim();
+  if (!/^\d{1,9}$/.test(text)) {
+    input.setAttribute('aria-invalid', 'true');
+    $('random-seed-error').textContent = `seed must be a whole number from 0 to 999999999, got "${text}"`;
+    input.focus();
+    input.select();
+    return;
+  }
+  input.removeAttribute('aria-invalid');
+  $('random-seed-error').textContent = '';
+  loadScenario({ preset: { name: 'random', seed: Number(text), ...RANDOM_DEFAULTS } });
 });
 
 $('reset-button').addEventListener('click', () => loadScenario());
