@@ -123,6 +123,29 @@ test('zoom in, out and fit change the view and keep the cursor', async ({ page }
   await page.press('#view-to', 'Enter');
   await expect(page.locator('#view-from')).toHaveAttribute('aria-invalid', 'true');
   await expect(page.locator('#timeline-caption')).toHaveText('1 of 2 grants in view');
+  // ... and said in words beside the fields; a valid view clears it.
+  await expect(page.locator('#view-error')).toContainText('the view must start before it ends');
+  await page.fill('#view-from', '2');
+  await page.fill('#view-to', '2');
+  await page.press('#view-to', 'Enter');
+  await expect(page.locator('#view-error')).toContainText('the view must start before it ends (t 2 … 2)');
+  await page.fill('#view-to', '9');
+  await page.press('#view-to', 'Enter');
+  await expect(page.locator('#view-error')).toHaveText('');
+  await expect(page.locator('#view-from')).toHaveValue('2');
+});
+
+test('a cursor typed outside the view moves the view to it, and the line shows there', async ({ page }) => {
+  await open(page, 'preset=seed1&t=6');
+  await page.fill('#view-from', '0');
+  await page.fill('#view-to', '8');
+  await page.press('#view-to', 'Enter');
+  await expect(page.locator('#view-to')).toHaveValue('8');
+  await page.fill('#cursor-time', '30');
+  await expect(page.locator('#cursor-line')).toBeVisible();
+  const [from, to] = [Number(await page.inputValue('#view-from')), Number(await page.inputValue('#view-to'))];
+  expect(from <= 30 && 30 <= to && to - from === 8).toBe(true);
+  await expect(page.locator('#cursor-range')).toHaveValue('30');
 });
 
 test('a cursor time that is not a whole time is marked, moves nothing, and reverts when left', async ({ page }) => {

@@ -66,6 +66,7 @@ function updateRange() {
   $('view-to').value = to - 1;
   markInvalid($('view-from'), false);
   markInvalid($('view-to'), false);
+  $('view-error').textContent = '';
   const range = $('cursor-range');
   range.min = from;
   range.max = to - 1;
@@ -135,8 +136,17 @@ function markInvalid(input, invalid, why = 'a whole time, 0 or more') {
 
 $('cursor-time').addEventListener('input', (/** @type {any} */ event) => {
   const t = typedTime(event.target);
-  if (t === null) markInvalid(event.target, true);
-  else setCursor(t);
+  if (t === null) {
+    markInvalid(event.target, true);
+    return;
+  }
+  setCursor(t);
+  // A time outside the view: the view moves to it (same width), so the line shows where it is.
+  const [from, to] = state.domain;
+  if (t < from || t >= to) {
+    const start = Math.max(0, t - Math.floor((to - from) / 2));
+    setView(start, start + (to - from));
+  }
 });
 // Left with a value that is not a time: back to where the cursor is.
 $('cursor-time').addEventListener('change', (/** @type {any} */ event) => {
@@ -223,6 +233,13 @@ function viewInputs() {
   const order = from !== null && to !== null && from >= to;
   markInvalid(fromInput, from === null || order, order ? 'the view starts before it ends' : undefined);
   markInvalid(toInput, to === null || order, order ? 'the view ends after it starts' : undefined);
+  // Said beside the fields too, since the charts keep the last view that was valid.
+  $('view-error').textContent =
+    from === null || to === null
+      ? 'the view is from one whole time (0 or more) to a later one'
+      : order
+        ? `the view must start before it ends (t ${formatNumber(from)} … ${formatNumber(to)}); the charts keep the last valid view`
+        : '';
   if (from !== null && to !== null && !order) setView(from, to + 1);
 }
 $('view-form').addEventListener('submit', (event) => {
