@@ -184,3 +184,28 @@ for (const [name, viewport] of [
     await page.locator('#burn-card').screenshot({ path: testInfo.outputPath(`${name}-burn.png`) });
   });
 }
+
+test("a grant bar's dark part is the drawn share of the bar in view, zoomed or not", async ({ page }) => {
+  // Seed example 1: g1 (0…10) and g2 (5…15) each have 80% of their credit drawn.
+  await open(page, 'preset=seed1&t=6', '?marks=svg');
+  // Each width as shown: the rect's span cut to the plot's frame (its clip path's rect).
+  const shares = () =>
+    page.evaluate(() => {
+      const frame = document.querySelector('#timeline svg clipPath rect');
+      const left = Number(frame.getAttribute('x'));
+      const right = left + Number(frame.getAttribute('width'));
+      const widths = (label) =>
+        [...document.querySelectorAll(`#timeline svg g[aria-label="${label}"] rect`)].map((r) => {
+          const x = Number(r.getAttribute('x'));
+          return Math.min(x + Number(r.getAttribute('width')), right) - Math.max(x, left);
+        });
+      const bars = widths('bar');
+      return widths('drawn part').map((w, i) => Math.round((100 * w) / bars[i]));
+    });
+  expect(await shares()).toEqual([80, 80]);
+  await page.fill('#view-from', '3');
+  await page.fill('#view-to', '6');
+  await page.press('#view-to', 'Enter');
+  await expect(page.locator('#view-from')).toHaveValue('3');
+  expect(await shares()).toEqual([80, 80]);
+});

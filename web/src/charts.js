@@ -83,11 +83,17 @@ function grantRows(session, domain, pxPerUnit) {
   const lanes = packed ? packLanes(visible) : visible.map((_, i) => i);
   const rows = visible.map((g, i) => {
     const drawn = session.drawn.get(g.grantId) ?? 0;
+    // The drawn share is a share of the bar as it shows, not a time: the dark part covers
+    // that share of the window's part in view, so a zoomed view shows the same proportion
+    // (a split along the whole window put it at a time that meant nothing once zoomed).
+    const shownFrom = Math.max(g.startTime, from);
+    const shownTo = Math.min(g.endTime + 1, to);
     const row = {
       ...g,
       drawn,
       row: packed ? `lane ${lanes[i]}` : `grant ${g.grantId}`,
-      drawnEnd: g.startTime + (g.endTime + 1 - g.startTime) * (drawn / g.amount),
+      drawnStart: shownFrom,
+      drawnEnd: shownFrom + (shownTo - shownFrom) * (drawn / g.amount),
       label: packed ? '' : `${formatNumber(drawn)} of ${formatNumber(g.amount)} drawn`,
     };
     // Packed lanes are too thin for text: the tip names the grant.
@@ -158,7 +164,7 @@ function grantsChart(session, domain, width, pxPerUnit, { marks, selected }) {
             rows.filter((g) => g.drawn > 0 && g.drawn < g.amount),
             // Named apart (its group's aria-label), so that the bars ("bar") are one per grant.
             {
-              x1: 'startTime',
+              x1: 'drawnStart',
               x2: 'drawnEnd',
               y: 'row',
               fill: COLORS.drawn,
