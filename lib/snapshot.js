@@ -143,10 +143,11 @@ export function makeEntryReaders({ checkId, checkAmount, checkTime, checkWindow 
   // Object.prototype during the read, a redefined __proto__ accessor, a Proxy whose traps
   // contradict each other; reading every field through Object.hasOwn would cost 9%.
   const plainFields = !ENTRY_KEYS.some((key) => key in Object.prototype);
+  const onPlainPrototype = (entry) => plainFields && typeof entry === 'object' && entry !== null && entry.__proto__ === Object.prototype;
   return {
     grant(entry, i, run) {
       // `own`: an entry on Object.prototype with no field but the known ones, read directly.
-      let own = plainFields && typeof entry === 'object' && entry !== null && entry.__proto__ === Object.prototype;
+      let own = onPlainPrototype(entry);
       if (own) {
         for (const key in entry) {
           if (key !== 'grantId' && key !== 'amount' && key !== 'startTime' && key !== 'endTime' && Object.hasOwn(entry, key)) own = false;
@@ -183,7 +184,7 @@ export function makeEntryReaders({ checkId, checkAmount, checkTime, checkWindow 
       run.put(BATCH_RESTORE_GRANT, grantId, amount, startTime, endTime);
     },
     consumption(entry, i, run) {
-      let own = plainFields && typeof entry === 'object' && entry !== null && entry.__proto__ === Object.prototype;
+      let own = onPlainPrototype(entry);
       if (own) {
         for (const key in entry) {
           if (key !== 'eventId' && key !== 'amount' && key !== 'timestamp' && Object.hasOwn(entry, key)) own = false;

@@ -139,10 +139,8 @@ export async function buildApp({
     sweep.unref();
     app.server.once('close', () => clearInterval(sweep));
   });
-  app.addHook('onRequest', async (request, reply) => {
-    if (!closing) return;
-    reply.header('connection', 'close');
-    throw unavailable('the service is stopping; retry');
+  app.addHook('onRequest', async () => {
+    if (closing) throw unavailable('the service is stopping; retry');
   });
   app.addHook('onSend', async (request, reply) => {
     if (closing) reply.header('connection', 'close');

@@ -116,29 +116,37 @@ Status Ledger::checkGrant(std::string_view grantId, int64_t amount, int64_t star
   return Status::kOk;
 }
 
-bool Ledger::sameGrant(uint32_t existing, int64_t amount, int64_t startTime,
-                       int64_t endTime) const {
-  // Compared as the fresh ledger of compact() holds them: a carried grant keeps its own
-  // start in the table (horizon.cpp) but starts at the horizon there, with the credit
-  // left at it as its amount (what grantsAt and burnDown show), and that add is its
-  // identical retry. Before any horizon (0) the starts compare as they are.
-  return grants_->amount[existing] == amount &&
-         std::max(grants_->startTime[existing], horizon_) == std::max(startTime, horizon_) &&
-         grants_->endTime[existing] == endTime;
+Status Ledger::admitGrant(std::string_view grantId, uint32_t idHash, int64_t amount,
+                          int64_t startTime, int64_t endTime, bool* retry) const {
+  *retry = false;
+  const uint32_t existing = grants_->ids.find(grantId, idHash);
+  if (existing != IdIndex::kNotFound) {
+    // Compared as the fresh ledger of compact() holds them: a carried grant keeps its own
+    // start in the table (horizon.cpp) but starts at the horizon there, with the credit
+    // left at it as its amount (what grantsAt and burnDown show), and that add is its
+    // identical retry. Before any horizon (0) the starts compare as they are.
+    const bool same =
+        grants_->amount[existing] == amount &&
+        std::max(grants_->startTime[existing], horizon_) == std::max(startTime, horizon_) &&
+        grants_->endTime[existing] == endTime;
+    if (!same) return Status::kDuplicateId;
+    *retry = true;
+    return Status::kOk;
+  }
+  if (amount > kMaxSafeInteger - grantTotal_) return Status::kTotalOverflow;
+  return roomForEvent();
 }
 
 Status Ledger::insertGrant(std::string_view grantId, int64_t amount, int64_t startTime,
                            int64_t endTime) {
   const uint32_t idHash = IdIndex::hash(grantId);
-  const uint32_t existing = grants_->ids.find(grantId, idHash);
-  if (existing != IdIndex::kNotFound) {
-    if (!sameGrant(existing, amount, startTime, endTime)) return Status::kDuplicateId;
+  bool retry = false;
+  const Status admitted = admitGrant(grantId, idHash, amount, startTime, endTime, &retry);
+  if (admitted != Status::kOk) return admitted;
+  if (retry) {
     startReallocations();  // an identical retry: returns kOk and changes nothing
     return Status::kOk;
   }
-  if (amount > kMaxSafeInteger - grantTotal_) return Status::kTotalOverflow;
-  const Status room = roomForEvent();
-  if (room != Status::kOk) return room;
   startReallocations();
   const uint32_t grant = grants_->ids.add(grantId, idHash);
   grants_->amount.push_back(amount);

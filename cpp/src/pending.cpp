@@ -17,9 +17,10 @@ Status Ledger::submit(std::string_view eventId, int64_t amount, int64_t timestam
   const Status valid = checkConsumption(eventId, amount, timestamp);
   if (valid != Status::kOk) return valid;
   if (timestamp < horizon_) return Status::kBeforeHorizon;
-  if (pending_ && pending_->find(eventId) != nullptr) {
-    const Status same = checkPending(eventId, amount, timestamp);
-    if (same != Status::kOk) return same;
+  bool queued = false;
+  const Status same = checkQueued(eventId, amount, timestamp, &queued);
+  if (same != Status::kOk) return same;
+  if (queued) {  // an identical retry of a queued one: it stays queued
     startReallocations();
     *outcome = SubmitOutcome::kQueued;
     return Status::kOk;
@@ -65,11 +66,14 @@ Status Ledger::consumptionWithoutRoom(std::string_view eventId, int64_t amount, 
   const Status valid = checkConsumption(eventId, amount, timestamp);
   if (valid != Status::kOk) return valid;
   if (timestamp < horizon_) return Status::kBeforeHorizon;
-  if (submit && pending_ && pending_->find(eventId) != nullptr) {  // as submit() checks it
-    const Status same = checkPending(eventId, amount, timestamp);
+  if (submit) {  // as submit() checks it
+    bool queued = false;
+    const Status same = checkQueued(eventId, amount, timestamp, &queued);
     if (same != Status::kOk) return same;
-    *unchanged = true;  // queued, and it stays queued
-    return Status::kOk;
+    if (queued) {  // an identical retry of a queued one: it stays queued
+      *unchanged = true;
+      return Status::kOk;
+    }
   }
   bool retry = false;
   const Status admitted = admitConsumption(eventId, amount, timestamp, &retry);
@@ -84,21 +88,21 @@ Status Ledger::grantWithoutRoom(std::string_view grantId, int64_t amount, int64_
   *unchanged = false;
   const Status valid = checkGrant(grantId, amount, startTime, endTime);
   if (valid != Status::kOk) return valid;
-  const uint32_t existing = grants_->ids.find(grantId);
-  if (existing != IdIndex::kNotFound) {  // as insertGrant() checks it
-    if (!sameGrant(existing, amount, startTime, endTime)) return Status::kDuplicateId;
-    *unchanged = true;
-    return Status::kOk;
-  }
-  if (amount > kMaxSafeInteger - grantTotal_) return Status::kTotalOverflow;
-  return roomForEvent();
+  return admitGrant(grantId, IdIndex::hash(grantId), amount, startTime, endTime, unchanged);
 }
 
 GCL_COLD_CODE_END
 
 Status Ledger::checkPending(std::string_view eventId, int64_t amount, int64_t timestamp) const {
-  const PendingConsumption* queued = pending_ ? pending_->find(eventId) : nullptr;
-  if (queued != nullptr && (queued->amount != amount || queued->timestamp != timestamp)) {
+  bool queued = false;
+  return checkQueued(eventId, amount, timestamp, &queued);
+}
+
+Status Ledger::checkQueued(std::string_view eventId, int64_t amount, int64_t timestamp,
+                           bool* queued) const {
+  const PendingConsumption* found = pending_ ? pending_->find(eventId) : nullptr;
+  *queued = found != nullptr;
+  if (found != nullptr && (found->amount != amount || found->timestamp != timestamp)) {
     return Status::kDuplicateId;
   }
   return Status::kOk;

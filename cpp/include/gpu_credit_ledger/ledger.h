@@ -350,6 +350,9 @@ class Ledger {
 
   // Pending consumptions (cpp/src/pending.cpp); created on first use.
   Status checkPending(std::string_view eventId, int64_t amount, int64_t timestamp) const;
+  // checkPending, also saying whether the id is queued (*queued).
+  Status checkQueued(std::string_view eventId, int64_t amount, int64_t timestamp,
+                     bool* queued) const;
   // idHash: the id's IdIndex::hash, when the caller has it.
   void acceptEventId(std::string_view eventId);
   void acceptEventId(std::string_view eventId, uint32_t idHash);
@@ -378,8 +381,11 @@ class Ledger {
   // addGrant after the argument checks (ledger.cpp): an identical retry, DUPLICATE_ID, the
   // grant total, the event limit, then the grant. restoreGrant shares it.
   Status insertGrant(std::string_view grantId, int64_t amount, int64_t startTime, int64_t endTime);
-  // Whether grant `existing` is what an add with these arguments adds: its identical retry.
-  bool sameGrant(uint32_t existing, int64_t amount, int64_t startTime, int64_t endTime) const;
+  // insertGrant's checks before it adds, reading only: *retry for an identical retry of an
+  // existing grant (kOk), DUPLICATE_ID for one with other arguments, then the grant total
+  // and the event limit for a new one. idHash: the id's IdIndex::hash.
+  Status admitGrant(std::string_view grantId, uint32_t idHash, int64_t amount, int64_t startTime,
+                    int64_t endTime, bool* retry) const;
   // addGrant's argument checks, in order.
   Status checkGrant(std::string_view grantId, int64_t amount, int64_t startTime,
                     int64_t endTime) const;
