@@ -28,6 +28,10 @@ export type RemoteLedger = {
 export interface LedgerWorker {
   postMessage(message: unknown): void;
   addEventListener(type: 'message' | 'error', listener: (event: any) => void): void;
+  /** A `Worker`'s: once called, every waiting and later call rejects (`connectLedger` wraps it). */
+  terminate?(): void;
+  /** A `MessagePort`'s: the same as `terminate`. */
+  close?(): void;
 }
 
 /** Connects to the worker; calls may start at once, before the worker has loaded anything. */

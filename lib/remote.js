@@ -35,16 +35,33 @@ export function connectLedger(worker) {
   // PROBE_MS, every call, waiting or later, is rejected with that failure.
   let probing = false;
   const fail = (why) => {
-    failed = new Error(`gpu-credit-ledger worker failed: ${why}; no call reaches its ledger`);
+    failed = new Error(`gpu-credit-ledger worker ${why}; no call reaches its ledger`);
     for (const call of waiting.values()) call.reject(failed);
     waiting.clear();
   };
+  // A worker the page terminates (or a port it closes) answers nothing more, and neither
+  // tells its listeners: the client wraps the method, so that the calls waiting and every
+  // later one reject instead of waiting for ever. An own property over the prototype's;
+  // each client on one worker wraps the one before it.
+  for (const name of ['terminate', 'close']) {
+    const end = worker[name];
+    if (typeof end !== 'function') continue;
+    try {
+      worker[name] = function (...args) {
+        const result = Reflect.apply(end, this, args);
+        if (failed === null) fail(name === 'terminate' ? 'terminated' : 'port closed');
+        return result;
+      };
+    } catch {
+      // A frozen worker object: its calls wait as before.
+    }
+  }
   worker.addEventListener('error', (event) => {
     if (failed !== null || probing) return;
     probing = true;
     const what = typeof event?.message === 'string' && event.message !== '' ? event.message : 'an error event';
     const id = `${prefix}probe${nextId++}`;
-    const timer = setTimeout(() => fail(`${what}, and no answer within ${PROBE_MS / 1000} s`), PROBE_MS);
+    const timer = setTimeout(() => fail(`failed: ${what}, and no answer within ${PROBE_MS / 1000} s`), PROBE_MS);
     /** @type {any} */ (timer).unref?.(); // Node: a probe alone keeps no process alive
     const answered = () => {
       clearTimeout(timer);
@@ -55,7 +72,7 @@ export function connectLedger(worker) {
       worker.postMessage({ id, method: 'gcl:probe', args: [] });
     } catch {
       answered();
-      fail(what);
+      fail(`failed: ${what}`);
     }
   });
 

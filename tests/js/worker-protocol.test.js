@@ -212,6 +212,35 @@ describe('worker protocol', () => {
     }
   });
 
+  it('once the page terminates the worker (or closes the port), waiting and later calls reject', async () => {
+    // A worker still loading: its calls wait, and terminate() answers them.
+    const gate = deferred();
+    const { remote, page } = connect(() => gate.promise.then(loadLedger));
+    const other = connectLedger(page); // a second client on the same port
+    const waiting = [rejection(remote.getBalance(0)), rejection(other.grantCount())];
+    page.close();
+    const errors = await Promise.all(waiting);
+    expect(errors.map((error) => error.message)).toEqual([
+      'gpu-credit-ledger worker port closed; no call reaches its ledger',
+      'gpu-credit-ledger worker port closed; no call reaches its ledger',
+    ]);
+    expect((await rejection(remote.addGrant('g', 1, 0, 1))).message).toBe(errors[0].message);
+    gate.resolve();
+    // A Worker: terminate() is the original's, called once, then every call rejects.
+    const worker = new EventTarget();
+    const posted = [];
+    let terminated = 0;
+    worker.postMessage = (message) => posted.push(message);
+    worker.terminate = () => void terminated++;
+    const lost = connectLedger(worker);
+    const pending = rejection(lost.consume('c', 1, 1));
+    worker.terminate();
+    expect(terminated).toBe(1);
+    expect((await pending).message).toBe('gpu-credit-ledger worker terminated; no call reaches its ledger');
+    expect((await rejection(lost.getBalance(0))).message).toBe('gpu-credit-ledger worker terminated; no call reaches its ledger');
+    expect(posted).toHaveLength(1); // nothing sent after terminate()
+  });
+
   it('exposeLedger needs the loader function', () => {
     for (const notALoader of [undefined, null, 'gpu-credit-ledger/load', {}]) {
       expect(() => exposeLedger(notALoader, new MessageChannel().port1)).toThrow(TypeError);
