@@ -29,7 +29,13 @@ const port = integer('PORT', 8080);
 let keys;
 let generatedKey = null;
 if (env.LEDGER_KEYS) {
-  keys = JSON.parse(readFileSync(env.LEDGER_KEYS, 'utf8'));
+  const text = readFileSync(env.LEDGER_KEYS, 'utf8');
+  try {
+    keys = JSON.parse(text);
+  } catch {
+    // The parser's message quotes the text around the error, keys included: never print it.
+    throw new Error(`LEDGER_KEYS: ${env.LEDGER_KEYS} is not valid JSON`);
+  }
 } else {
   // No key file: an admin key for this run only, and nobody but this machine may connect.
   generatedKey = randomBytes(24).toString('base64url');

@@ -44,6 +44,11 @@ class Slot {
   }
 }
 
+// Whether `entries` (a batch's, uncommitted: [kind, id, ...]) log one of the [kind, id] pairs.
+function logsAny(entries, pairs) {
+  return entries !== undefined && entries.some(([kind, id]) => pairs.some((pair) => pair[0] === kind && pair[1] === id));
+}
+
 class Batch {
   groups = new Map(); // Slot → entries
   answers = []; // [slot, task, out | null, error | null] in run order
@@ -175,6 +180,10 @@ export class LedgerService {
       if (next.archived === undefined) {
         const ids = unheldIds(next.op, slot.state, next.input);
         if (ids.length > 0) {
+          // An id the open batch logs (a grant added this turn, its end changed since) is
+          // not in the store yet: look it up once that batch has committed (#flush pumps
+          // again), so that a retry of its first add is answered as one.
+          if (slot.uncommitted !== null && logsAny(slot.uncommitted.groups.get(slot), ids)) return;
           this.#lookUpArchived(slot, next, ids);
           return;
         }

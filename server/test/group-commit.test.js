@@ -124,3 +124,48 @@ test('a request the shared heap cannot hold evicts the other idle ledgers and ru
   await alone.close();
   await service.close();
 });
+
+test("a retry of a grant's first add after an end change in the same turn is an identical retry", async () => {
+  // The add is still uncommitted when the retry runs: its parameters are looked up in the
+  // store once the turn's batch has committed, not before (when the store had none).
+  class LookingStore extends MemoryStore {
+    lookups = [];
+    async findEntries(customer, kind, ids) {
+      this.lookups.push([kind, ...ids]);
+      const found = new Map();
+      for (const [, entryKind, id, amount, t1, t2] of this.logs.get(customer) ?? []) {
+        if (entryKind === kind && ids.includes(id) && !found.has(id)) found.set(id, { amount, t1, t2, allocations: null });
+      }
+      return found;
+    }
+  }
+  const store = new LookingStore();
+  const service = new LedgerService({ store });
+  const first = { grantId: 'G', amount: 10, startTime: 0, endTime: 10 };
+  const answers = await Promise.allSettled([
+    service.run('a', ops.addGrant, first),
+    service.run('a', ops.setGrantEnd, { grantId: 'G', endTime: 20 }),
+    service.run('a', ops.addGrant, first),
+    service.run('a', ops.addGrant, { ...first, amount: 11 }),
+  ]);
+  assert.deepEqual(
+    answers.map((answer) => answer.value?.status ?? answer.reason.code),
+    [201, 200, 200, 'DUPLICATE_ID'],
+  );
+  assert.deepEqual(
+    store.lookups,
+    [
+      ['grant', 'G'],
+      ['grant', 'G'],
+    ],
+    'looked up after the batch of the add committed',
+  );
+  assert.equal(store.commits.length, 1);
+  const burnDown = ops.read((ledger, id) => ledger.burnDown(id));
+  assert.equal((await service.run('a', burnDown, 'G')).body.endTime, 20, 'the retry changed nothing');
+  assert.deepEqual(
+    store.logs.get('a').map((entry) => entry[1]),
+    ['grant', 'end'],
+  );
+  await service.close();
+});

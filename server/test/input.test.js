@@ -2,7 +2,10 @@
 // must get, each followed by a check that nothing changed; then keys and roles.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ACME_WRITER, ADMIN, READER, WRITER, call, client, startApp } from './helpers.js';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ACME_WRITER, ADMIN, READER, WRITER, call, client, serverDir, startApp, tempDir } from './helpers.js';
 import { BODY_LIMIT } from '../app.js';
 
 let service;
@@ -355,4 +358,18 @@ test('missing and wrong keys are 401; roles and customer lists are 403', async (
       .status,
     200,
   );
+});
+
+test('a key file that is not valid JSON stops the server without printing its keys', () => {
+  const dir = tempDir();
+  const keysPath = join(dir, 'keys.json');
+  writeFileSync(keysPath, '[{"key": "a-secret-key-of-the-operator", "role": "admin"},]');
+  const run = spawnSync(process.execPath, [join(serverDir, 'server.js')], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LEDGER_STORE: join(dir, 'ledger.db'), LEDGER_KEYS: keysPath },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  assert.notEqual(run.status, 0);
+  assert.match(run.stderr, /LEDGER_KEYS: .*keys\.json is not valid JSON/);
+  assert.doesNotMatch(run.stdout + run.stderr, /a-secret-key/);
 });
