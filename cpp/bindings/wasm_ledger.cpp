@@ -31,7 +31,7 @@ double WasmLedger::idBuffer() { return address(idBuffer_.data()); }
 
 int WasmLedger::addGrant(int idLength, double amount, double startTime, double endTime) {
   if (!admit(CallCost::kGrow))
-    return withoutRoom(Call::kAddGrant, idLength, amount, startTime, endTime);
+    return withoutRoom(Call::kAddGrant, id(idLength), amount, startTime, endTime);
   const gcl::Status status =
       ledger_.addGrant(id(idLength), toInt64(amount), toInt64(startTime), toInt64(endTime));
   account();
@@ -39,7 +39,8 @@ int WasmLedger::addGrant(int idLength, double amount, double startTime, double e
 }
 
 int WasmLedger::consume(int idLength, double amount, double timestamp) {
-  if (!admit(CallCost::kGrow)) return withoutRoom(Call::kConsume, idLength, amount, timestamp, 0);
+  if (!admit(CallCost::kGrow))
+    return withoutRoom(Call::kConsume, id(idLength), amount, timestamp, 0);
   bool accepted = false;
   const gcl::Status status =
       ledger_.consume(id(idLength), toInt64(amount), toInt64(timestamp), &accepted);
@@ -145,7 +146,8 @@ int WasmLedger::setGrantEnd(int idLength, double endTime) {
 }
 
 int WasmLedger::submit(int idLength, double amount, double timestamp) {
-  if (!admit(CallCost::kGrow)) return withoutRoom(Call::kSubmit, idLength, amount, timestamp, 0);
+  if (!admit(CallCost::kGrow))
+    return withoutRoom(Call::kSubmit, id(idLength), amount, timestamp, 0);
   gcl::SubmitOutcome outcome = gcl::SubmitOutcome::kQueued;
   const gcl::Status status =
       ledger_.submit(id(idLength), toInt64(amount), toInt64(timestamp), &outcome);
@@ -210,15 +212,14 @@ int WasmLedger::compact(double horizon) {
 
 double WasmLedger::horizon() const { return static_cast<double>(ledger_.horizon()); }
 
-int WasmLedger::withoutRoom(Call call, int idLength, double amount, double a, double b) {
+int WasmLedger::withoutRoom(Call call, std::string_view id, double amount, double a, double b) {
   bool unchanged = false;
   bool accepted = false;
   const gcl::Status status =
       call == Call::kAddGrant
-          ? ledger_.grantWithoutRoom(id(idLength), toInt64(amount), toInt64(a), toInt64(b),
-                                     &unchanged)
-          : ledger_.consumptionWithoutRoom(id(idLength), toInt64(amount), toInt64(a),
-                                           call == Call::kSubmit, &unchanged, &accepted);
+          ? ledger_.grantWithoutRoom(id, toInt64(amount), toInt64(a), toInt64(b), &unchanged)
+          : ledger_.consumptionWithoutRoom(id, toInt64(amount), toInt64(a), call == Call::kSubmit,
+                                           &unchanged, &accepted);
   // addGrant answers a status; consume and submit 1 or 0, or minus a status.
   const auto refused = [&](gcl::Status why) {
     return call == Call::kAddGrant ? static_cast<int>(why) : failureCode(why);
@@ -330,8 +331,15 @@ void WasmLedger::applyBatch(int count) {
 // work rather than inline it, or a whole chunk runs unoptimised.
 __attribute__((noinline)) int32_t WasmLedger::applyBatchEvent(uint8_t kind, std::string_view id,
                                                               const double* numbers) {
-  // The same budget check as each single call (the accounting: applyBatch).
-  if (!admit(CallCost::kGrow)) return failureCode(gcl::Status::kOutOfMemory);
+  // The same budget check as each single call (the accounting: applyBatch), and at the
+  // heap's ceiling the same answers: an identical retry of an add or a consumption is still
+  // answered, and so is its refusal for its input (a restored grant is never a retry).
+  if (!admit(CallCost::kGrow)) {
+    if (kind == kBatchRestoreGrant) return failureCode(gcl::Status::kOutOfMemory);
+    if (kind == kBatchConsume) return withoutRoom(Call::kConsume, id, numbers[0], numbers[1], 0);
+    const int status = withoutRoom(Call::kAddGrant, id, numbers[0], numbers[1], numbers[2]);
+    return status == static_cast<int>(gcl::Status::kOk) ? 1 : -status;
+  }
   const int64_t amount = toInt64(numbers[0]);
   gcl::Status status = gcl::Status::kOk;
   bool accepted = true;

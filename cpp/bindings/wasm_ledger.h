@@ -128,8 +128,9 @@ class WasmLedger {
   // consumptionWithoutRoom); anything else is OUT_OF_MEMORY. Reads only. One function out
   // of line for the three (a, b: a grant's start and end, a consumption's timestamp): the
   // hot calls stay small, and the link inlines a function with one caller whatever it is told.
+  // applyBatch's events answer through it too (a grant's status as the batch's code).
   enum class Call { kAddGrant, kConsume, kSubmit };
-  __attribute__((noinline)) int withoutRoom(Call call, int idLength, double amount, double a,
+  __attribute__((noinline)) int withoutRoom(Call call, std::string_view id, double amount, double a,
                                             double b);
   // Records the ledger's size in the heap budget after a call that may have changed it.
   void account();

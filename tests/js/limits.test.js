@@ -109,6 +109,33 @@ describe('resource limits', () => {
     expect(ledger.getBalance(2 ** 40)).toBe(2 ** 52 - accepted);
     expect(ledger.allocations(`${pad}${refused.at}`)).toBeNull();
     expect(ledger.allocations(`${pad}${refused.at - 1}`)).toEqual([{ grantId: 'plenty', amount: 1 }]);
+    // At the ceiling a batch answers what changes nothing as the single calls do: identical
+    // retries, and the refusal of an id taken with other parameters; a new event is refused.
+    const again = ledger.applyBatch([
+      { kind: 'consume', eventId: `${pad}0`, amount: 1, timestamp: 0 },
+      { kind: 'consume', eventId: `${pad}0`, amount: 2, timestamp: 0 },
+      { kind: 'grant', grantId: 'plenty', amount: 2 ** 52, startTime: 0, endTime: 2 ** 40 },
+      { kind: 'grant', grantId: 'plenty', amount: 1, startTime: 0, endTime: 1 },
+      { kind: 'consume', eventId: `${pad}${refused.at}`, amount: 1, timestamp: refused.at },
+    ]);
+    expect(again.map((result) => (result === true ? true : result.code))).toEqual([
+      true,
+      'DUPLICATE_ID',
+      true,
+      'DUPLICATE_ID',
+      'OUT_OF_MEMORY',
+    ]);
+    const id = new TextEncoder().encode(`${pad}1`);
+    const columns = ledger.applyColumns({
+      kinds: Uint8Array.of(1),
+      ids: id,
+      idEnds: Uint32Array.of(id.length),
+      amounts: Float64Array.of(1),
+      times: Float64Array.of(1),
+      endTimes: Float64Array.of(0),
+    });
+    expect([[...columns.results], columns.errors.size]).toEqual([[1], 0]);
+    expect([ledger.consumptionCount, ledger.grantCount, ledger.getBalance(2 ** 40)]).toEqual([accepted, 1, 2 ** 52 - accepted]);
     ledger.dispose();
     const next = new GPULedger();
     expect(runSeed(next, SEED_EXAMPLE_1)).toEqual(seedResults(SEED_EXAMPLE_1));
