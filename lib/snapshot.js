@@ -47,7 +47,10 @@ function entryField(check, list, i, key, value) {
 }
 
 // An entry's field if it is the entry's own, else undefined (a missing field).
-const ownField = (entry, key) => (Object.hasOwn(entry, key) ? entry[key] : undefined);
+// A field is an own enumerable property, as JSON.stringify would write it (the document's
+// are copied through Object.keys): an inherited or non-enumerable one is missing.
+const isEnumerable = Object.prototype.propertyIsEnumerable;
+const ownField = (entry, key) => (isEnumerable.call(entry, key) ? entry[key] : undefined);
 const ENTRY_KEYS = ['grantId', 'eventId', 'amount', 'startTime', 'endTime', 'timestamp'];
 
 // The document's and an entry's fields, compared with === (no array search per key).
@@ -134,9 +137,10 @@ export function readSnapshotHead(doc, { checkTime }) {
  */
 export function makeEntryReaders({ checkId, checkAmount, checkTime, checkWindow }, horizon, { MAX_ID_BYTES, MAX_SAFE }) {
   const maxIdUnits = MAX_ID_BYTES / 3; // a UTF-16 unit is at most 3 UTF-8 bytes
-  // An entry's fields are its own: an inherited one is missing. An entry on Object.prototype
-  // (every parsed one) is read directly while Object.prototype has none of the fields' names
-  // (checked once per document); any other is read field by field through Object.hasOwn.
+  // An entry's fields are its own enumerable properties: an inherited or non-enumerable one
+  // is missing. An entry on Object.prototype (every parsed one) whose for-in lists all its
+  // fields is read directly while Object.prototype has none of the fields' names (checked
+  // once per document); any other is read field by field (ownField).
   // Its prototype is read as `__proto__` (an own `__proto__` field is an unknown one, which
   // the shape check refuses): Object.getPrototypeOf cost fromJSON of 10^6 events 4-6% more.
   // Not guarded against (docs/semantics.md, Snapshots): a getter that changes
@@ -149,9 +153,12 @@ export function makeEntryReaders({ checkId, checkAmount, checkTime, checkWindow 
       // `own`: an entry on Object.prototype with no field but the known ones, read directly.
       let own = onPlainPrototype(entry);
       if (own) {
+        let fields = 0; // its known fields among its own enumerable ones
         for (const key in entry) {
-          if (key !== 'grantId' && key !== 'amount' && key !== 'startTime' && key !== 'endTime' && Object.hasOwn(entry, key)) own = false;
+          if (key === 'grantId' || key === 'amount' || key === 'startTime' || key === 'endTime') fields++;
+          else if (Object.hasOwn(entry, key)) own = false;
         }
+        if (fields !== 4) own = false; // one missing or not enumerable: read one by one
       }
       if (!own) checkShape(entry, 'grants', i, isGrantKey); // throws, or its fields are read one by one
       const grantId = own ? entry.grantId : ownField(entry, 'grantId');
@@ -186,9 +193,12 @@ export function makeEntryReaders({ checkId, checkAmount, checkTime, checkWindow 
     consumption(entry, i, run) {
       let own = onPlainPrototype(entry);
       if (own) {
+        let fields = 0; // its known fields among its own enumerable ones
         for (const key in entry) {
-          if (key !== 'eventId' && key !== 'amount' && key !== 'timestamp' && Object.hasOwn(entry, key)) own = false;
+          if (key === 'eventId' || key === 'amount' || key === 'timestamp') fields++;
+          else if (Object.hasOwn(entry, key)) own = false;
         }
+        if (fields !== 3) own = false; // one missing or not enumerable: read one by one
       }
       if (!own) checkShape(entry, 'consumptions', i, isConsumptionKey); // throws, or its fields are read one by one
       const eventId = own ? entry.eventId : ownField(entry, 'eventId');

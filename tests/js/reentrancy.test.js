@@ -284,4 +284,34 @@ describe("options and documents: each field read once, and only the object's own
     expect(restored.toJSON()).toEqual(doc([grant], [consumption]));
     restored.dispose();
   });
+
+  it('fromJSON: a field is an own enumerable property, at every level (as JSON.stringify writes it)', () => {
+    const refusal = (document) => {
+      const error = thrown(() => GPULedger.fromJSON(document));
+      return error && [error.code, error.message];
+    };
+    const hidden = (object, key, value) => Object.defineProperty(object, key, { value, enumerable: false });
+    const doc = (grants, consumptions) => ({ format: 'gpu-credit-ledger', version: 2, horizon: 0, grants, consumptions });
+    // A non-enumerable field is missing: on the document and on an entry alike.
+    const noHorizon = hidden({ format: 'gpu-credit-ledger', version: 2, grants: [], consumptions: [] }, 'horizon', 0);
+    expect(refusal(noHorizon)?.[0]).toBe('INVALID_SNAPSHOT');
+    expect(refusal(doc([hidden({ grantId: 'g', amount: 5, startTime: 0 }, 'endTime', 9)], []))).toEqual([
+      'INVALID_SNAPSHOT',
+      'fromJSON: grants[0].endTime must be a number, got undefined',
+    ]);
+    const grant = { grantId: 'g', amount: 5, startTime: 0, endTime: 9 };
+    expect(refusal(doc([grant], [hidden({ eventId: 'c', amount: 2 }, 'timestamp', 3)]))).toEqual([
+      'INVALID_SNAPSHOT',
+      'fromJSON: consumptions[0].timestamp must be a number, got undefined',
+    ]);
+    // An unknown non-enumerable property is not a field, at either level.
+    const document = hidden(
+      doc([hidden({ ...grant }, 'note', 1)], [hidden({ eventId: 'c', amount: 2, timestamp: 3 }, 'note', 1)]),
+      'note',
+      1,
+    );
+    const restored = GPULedger.fromJSON(document);
+    expect(restored.toJSON()).toEqual(JSON.parse(JSON.stringify(document)));
+    restored.dispose();
+  });
 });
