@@ -98,9 +98,12 @@ export function makeChecks({ MAX_ID_BYTES, MAX_SAFE }) {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
       throw new TypeError(`${method}: options must be an object, got ${describe(options)}`);
     }
-    for (const key of Object.keys(options)) {
-      // A misspelt dryRun must not turn a preview into a real charge.
-      if (!TRY_CONSUME_OPTIONS.has(key)) throw new TypeError(`${method}: unknown option ${JSON.stringify(key)}`);
+    // A misspelt dryRun must not turn a preview into a real charge: every own key counts,
+    // non-enumerable and symbol ones too.
+    for (const key of Reflect.ownKeys(options)) {
+      if (!TRY_CONSUME_OPTIONS.has(key)) {
+        throw new TypeError(`${method}: unknown option ${typeof key === 'symbol' ? key.toString() : JSON.stringify(key)}`);
+      }
     }
     // Read once (a getter cannot hand the check one value and the call another), and only
     // as the object's own: an inherited dryRun (Object.prototype's) must not skip a charge.

@@ -275,9 +275,25 @@ describe('bad input to the preview, grant-lifecycle and pending-queue methods', 
   });
 
   it('refuses bad tryConsume options with TypeError, so a typo cannot charge', () => {
-    for (const options of [null, 5, 'dry', [true], { dryrun: true }, { dryRun: 1 }, { dryRun: 'true' }, { dryRun: true, extra: 1 }]) {
+    // A key counts whether enumerable or not, a string or a symbol.
+    const hidden = Object.defineProperty({}, 'dryrun', { value: true, enumerable: false });
+    const symbol = { [Symbol('dryRun')]: true };
+    const unknown = [
+      null,
+      5,
+      'dry',
+      [true],
+      { dryrun: true },
+      { dryRun: 1 },
+      { dryRun: 'true' },
+      { dryRun: true, extra: 1 },
+      hidden,
+      symbol,
+    ];
+    for (const options of unknown) {
       expect(expectRefused(() => ledger.tryConsume('x', 1, 1, options), TypeError).message).toMatch(/option/);
     }
+    expect(expectRefused(() => ledger.tryConsume('x', 1, 1, symbol), TypeError).message).toBe('tryConsume: unknown option Symbol(dryRun)');
     expect(ledger.consumptionCount).toBe(SEED_EXAMPLE_1.consumptionCount);
   });
 
