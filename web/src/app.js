@@ -125,6 +125,7 @@ let loads = 0;
 export async function loadScenario({ preset = null, ops = [], cursor } = {}) {
   const ticket = ++loads;
   const started = performance.now();
+  emit('loading');
   let session;
   let where = '';
   if (preset?.name === 'random') {
@@ -149,8 +150,29 @@ export async function loadScenario({ preset = null, ops = [], cursor } = {}) {
     session = new LedgerSession(GPULedger);
     session.runAll(presetOps(preset), { record: false });
   }
-  session.runAll(ops, { record: true });
+  // The calls made on the page, logged as they were then (funded by, moved draws): a link
+  // shows the log its page showed.
+  session.runAll(ops, { record: true, bulk: false });
   showSession(session, { preset, cursor, where, loadMs: performance.now() - started });
+}
+
+/** Throws fromJSON's own error when the package would refuse `snapshot` (a document to load as calls). */
+export function checkSnapshot(snapshot) {
+  GPULedger.fromJSON(snapshot).dispose();
+}
+
+/** The first call of `ops` the ledger refuses with an error, replayed on a fresh ledger: { index, error } or null. */
+export function firstFailure(ops) {
+  const session = new LedgerSession(GPULedger);
+  try {
+    for (let i = 0; i < ops.length; i++) {
+      const entry = session.run(ops[i], { record: true });
+      if (entry.outcome === 'error') return { index: i, error: entry.error };
+    }
+    return null;
+  } finally {
+    session.dispose();
+  }
 }
 
 /** Shows a session built elsewhere (a scenario replayed, or a snapshot loaded). */

@@ -5,16 +5,36 @@ export const FORM_FIELDS = {
   consume: ['eventId', 'amount', 'timestamp'],
 };
 
+// A number as people type one: decimal digits, a point, an exponent (not 0x10, 0b11, Infinity).
+const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+
 /**
- * Ids go to the ledger as typed; numbers as numbers when they read as one, otherwise
- * as the raw text (or undefined when empty), so the ledger's validation speaks.
+ * Whether the double `n`, an integer, is exactly the decimal `text`'s value: a double holds
+ * 53 bits, so 1.0000000000000001 and 4503599627370496.5 read as integers they are not.
+ */
+function isExactly(text, n) {
+  const [, sign, whole, fraction = '', exponent = '0'] = DECIMAL.exec(text);
+  const shift = Number(exponent) - fraction.length; // value = digits * 10^shift
+  if (Math.abs(shift) > 400) return false; // 0 or Infinity only by rounding
+  let digits = BigInt(`${whole}${fraction}` || '0');
+  if (sign === '-') digits = -digits;
+  if (shift >= 0) return digits * 10n ** BigInt(shift) === BigInt(n);
+  const unit = 10n ** BigInt(-shift);
+  return digits % unit === 0n && digits / unit === BigInt(n);
+}
+
+/**
+ * Ids go to the ledger as typed; numbers as numbers when they read as one exactly,
+ * otherwise as the raw text (or undefined when empty), so the ledger's validation speaks:
+ * it refuses a non-integer or a number out of range by its value, and text by its type.
  */
 function fieldValue(name, text) {
   if (name === 'grantId' || name === 'eventId') return text;
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
+  if (!DECIMAL.test(trimmed) || !/\d/.test(trimmed)) return text;
   const n = Number(trimmed);
-  return Number.isNaN(n) ? text : n;
+  return Number.isInteger(n) && !isExactly(trimmed, n) ? text : n;
 }
 
 export function readCall(form) {
@@ -37,20 +57,25 @@ export function fieldForError(op, error) {
 
 export function clearErrors(form) {
   for (const el of form.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
-  for (const el of form.querySelectorAll('.field-error, .form-error')) el.textContent = '';
+  for (const el of form.querySelectorAll('.field-error, .form-error')) {
+    el.textContent = '';
+    delete el.dataset.code;
+  }
 }
 
 export function showError(form, error) {
   clearErrors(form);
   const field = fieldForError(form.dataset.op, error);
-  const text = error.code ? `${error.message} (${error.code})` : error.message;
+  // The library's message exactly as it threw it; its code, when it has one, as the
+  // element's data-code (the log shows it too).
+  const target = field ? form.querySelector(`#${form.elements[field].id}-error`) : form.querySelector('.form-error');
+  target.textContent = error.message;
+  if (error.code) target.dataset.code = error.code;
+  else delete target.dataset.code;
   if (field) {
     const input = form.elements[field];
     input.setAttribute('aria-invalid', 'true');
-    form.querySelector(`#${input.id}-error`).textContent = text;
     input.focus();
     input.select();
-  } else {
-    form.querySelector('.form-error').textContent = text;
   }
 }

@@ -12,9 +12,7 @@ const plainFundedBy = (allocations) => allocations.map((a) => `${a.grantId} ${fo
 function callText({ op, ...args }) {
   // Not a call: the ledger's onPendingAccepted listener reporting a queued consumption let in.
   if (op === 'acceptPending') return `queued ${arg(args.eventId)} let in`;
-  // Consumptions go through tryConsume, which says why it rejects.
-  const name = op === 'consume' ? 'tryConsume' : op;
-  return `${name}(${(CALL_FIELDS[op] ?? []).map((k) => arg(args[k])).join(', ')})`;
+  return `${op}(${(CALL_FIELDS[op] ?? []).map((k) => arg(args[k])).join(', ')})`;
 }
 
 /** "c_late", in bold; what a refusal names as the consumption it would leave unfunded. */

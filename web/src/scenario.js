@@ -1,7 +1,7 @@
 // A scenario is what the demo replays into a fresh ledger: an optional preset
 // (a seed example or the random generator) followed by the calls made since.
 // Calls are plain objects: { op: 'addGrant', grantId, amount, startTime, endTime },
-// { op: 'consume', eventId, amount, timestamp } (run through tryConsume, for its reasons),
+// { op: 'consume', eventId, amount, timestamp } (a rejection's reason from a tryConsume dry run),
 // { op: 'submit', eventId, amount, timestamp } (queues what cannot be funded yet),
 // { op: 'cancelPending', eventId }, { op: 'voidGrant', grantId },
 // { op: 'setGrantEnd', grantId, endTime }, { op: 'compact', horizon } (finalize before
@@ -283,5 +283,5 @@ function fromSnapshot(doc) {
     ...doc.grants.map((g) => ({ op: 'addGrant', grantId: g?.grantId, amount: g?.amount, startTime: g?.startTime, endTime: g?.endTime })),
     ...doc.consumptions.map((c) => ({ op: 'consume', eventId: c?.eventId, amount: c?.amount, timestamp: c?.timestamp })),
   ];
-  return { preset: null, ops, cursor: undefined };
+  return { preset: null, ops, cursor: undefined, snapshot: doc };
 }

@@ -91,9 +91,11 @@ export class LedgerSession {
    * Replays many calls without per-call allocation reads, then reads every
    * allocation once: this is how presets and imports load.
    */
-  runAll(calls, { record }) {
+  runAll(calls, { record, bulk = true }) {
     if (calls.length === 0) return;
-    this.bulk = true;
+    // bulk: each call's allocations and moved draws are not read as it runs (a preset's
+    // thousands of calls), only all at the end; otherwise each call is logged as on the page.
+    this.bulk = bulk;
     try {
       for (const call of calls) this.run(call, { record });
     } finally {
@@ -190,10 +192,14 @@ export class LedgerSession {
     if (op === 'submit') {
       ok = this.ledger.submit(eventId, amount, timestamp) === 'accepted';
     } else {
-      const result = this.ledger.tryConsume(eventId, amount, timestamp);
-      ok = result.accepted;
-      entry.reason = result.reason;
-      entry.blockingEventId = result.blockingEventId;
+      // The call the user made; a rejection changed nothing, so a dry run of the same call
+      // says why (tryConsume's reason and blocker).
+      ok = this.ledger.consume(eventId, amount, timestamp);
+      if (!ok) {
+        const why = this.ledger.tryConsume(eventId, amount, timestamp, { dryRun: true });
+        entry.reason = why.reason;
+        entry.blockingEventId = why.blockingEventId;
+      }
     }
     this.maxEventNumber = Math.max(this.maxEventNumber, idSuffix('c', eventId));
     if (retry) {

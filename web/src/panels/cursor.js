@@ -174,12 +174,15 @@ function showTip(event) {
   if (text === null) return hideTip();
   tip.textContent = text;
   tip.hidden = false;
-  // Beside the pointer, flipped to its left near the right edge of the charts.
+  // Beside the pointer: to its right where it fits, else to its left, else (a narrow
+  // screen) as far left as it must go to stay inside the charts.
   const stackBox = stack.getBoundingClientRect();
   const x = event.clientX - stackBox.left;
   const y = event.clientY - stackBox.top;
-  const flip = x > stackBox.width - 200;
-  tip.style.transform = `translate(${flip ? x - 12 - tip.offsetWidth : x + 12}px, ${y + 12}px)`;
+  const width = tip.offsetWidth;
+  let at = x + 12;
+  if (at + width > stackBox.width) at = x - 12 - width >= 0 ? x - 12 - width : Math.max(0, stackBox.width - width);
+  tip.style.transform = `translate(${at}px, ${y + 12}px)`;
 }
 function hideTip() {
   tip.hidden = true;

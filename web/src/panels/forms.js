@@ -8,11 +8,25 @@ const consumeForm = $('consume-form');
 const queueBox = consumeForm.elements.queue;
 const preview = $('consume-preview');
 
-function prefillIds() {
-  grantForm.elements.grantId.value = state.session.nextGrantId();
-  consumeForm.elements.eventId.value = state.session.nextEventId();
+// The id fields hold the next free id (g1, c1, …) unless the user typed one: that stays
+// until it is used (a call from its form that is not an error) or a new scenario starts
+// loading, so an id typed while the random preset loads is not overwritten by its prefill.
+const typed = new Set();
+function prefillIds(force = null) {
+  const fields = [
+    [grantForm.elements.grantId, () => state.session.nextGrantId()],
+    [consumeForm.elements.eventId, () => state.session.nextEventId()],
+  ];
+  for (const [field, next] of fields) {
+    if (field === force) typed.delete(field);
+    if (!typed.has(field)) field.value = next();
+  }
+}
+for (const field of [grantForm.elements.grantId, consumeForm.elements.eventId]) {
+  field.addEventListener('input', () => typed.add(field));
 }
 
+on('loading', () => typed.clear());
 on('load', () => {
   clearErrors(grantForm);
   clearErrors(consumeForm);
@@ -29,8 +43,12 @@ function submitCall(event) {
   const call = readCall(form);
   if (form === consumeForm && queueBox.checked) call.op = 'submit';
   const entry = runCall(call);
-  if (entry.outcome === 'error') showError(form, entry.error);
-  else clearErrors(form);
+  if (entry.outcome === 'error') {
+    showError(form, entry.error);
+  } else {
+    clearErrors(form);
+    prefillIds(form === grantForm ? grantForm.elements.grantId : consumeForm.elements.eventId); // used: the next one
+  }
 }
 
 grantForm.addEventListener('submit', submitCall);

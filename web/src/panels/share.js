@@ -1,6 +1,6 @@
 // Import, export and the page address: the scenario (preset + calls made since +
 // cursor) is kept in location.hash, exported as JSON and imported from a file or text.
-import { $, loadScenario, on, setStatus, state } from '../app.js';
+import { $, checkSnapshot, firstFailure, loadScenario, on, setStatus, state } from '../app.js';
 import { decodeHash, encodeHash, fromJson, presetOps, toJson } from '../scenario.js';
 
 let hashTimer = 0;
@@ -47,7 +47,17 @@ $('export-button').addEventListener('click', () => {
 function importText(text) {
   $('scenario-error').textContent = '';
   try {
-    loadScenario(fromJson(text));
+    const scenario = fromJson(text);
+    // A snapshot is what fromJSON would load, or it is refused as fromJSON refuses it.
+    if (scenario.snapshot) checkSnapshot(scenario.snapshot);
+    // Export writes only calls the ledger took: a file with one it refuses is not one, and
+    // the page keeps what it shows rather than a log its link could not reproduce.
+    const failed = firstFailure(scenario.ops);
+    if (failed !== null) {
+      const { op } = scenario.ops[failed.index];
+      throw new Error(`calls[${failed.index}] (${op}) is refused by the ledger: ${failed.error.message}`);
+    }
+    loadScenario(scenario);
   } catch (error) {
     $('scenario-error').textContent = `Could not import: ${error.message}`;
   }
