@@ -101,7 +101,7 @@ export function makeChecks({ MAX_ID_BYTES, MAX_SAFE }) {
     // A misspelt dryRun must not turn a preview into a real charge: every own key counts,
     // non-enumerable and symbol ones too.
     for (const key of Reflect.ownKeys(options)) {
-      if (!TRY_CONSUME_OPTIONS.has(key)) {
+      if (typeof key !== 'string' || !TRY_CONSUME_OPTIONS.has(key)) {
         throw new TypeError(`${method}: unknown option ${typeof key === 'symbol' ? key.toString() : JSON.stringify(key)}`);
       }
     }
