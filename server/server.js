@@ -68,7 +68,17 @@ const corsOrigins =
           .map((origin) => origin.trim())
           .filter(Boolean);
 
-const store = storeFromSetting(env.LEDGER_STORE || './ledger.db');
+// The PostgreSQL store's connections per instance, and its bound on every wait for the
+// database (ms; README, "Deployment").
+function positive(name, fallback) {
+  const value = integer(name, fallback);
+  if (value < 1) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(env[name])}`);
+  return value;
+}
+const store = storeFromSetting(env.LEDGER_STORE || './ledger.db', {
+  poolSize: positive('LEDGER_PG_POOL', 8),
+  timeoutMs: positive('LEDGER_PG_TIMEOUT_MS', 5000),
+});
 await store.open();
 const app = await buildApp({
   store,

@@ -35,6 +35,7 @@ const conflictBackoffMs = (losses) => Math.random() * 2 ** Math.min(losses, 6);
 class Slot {
   state = null; // CustomerLedger once loaded
   loading = false;
+  catchingUp = false; // the loading is a catch-up (#catchUp): the ledger stays as committed
   waiting = []; // tasks not yet run, in arrival order
   uncommitted = null; // the batch holding this customer's applied but uncommitted entries
   arrivals = 0; // tickets handed to tasks, in arrival order
@@ -160,7 +161,12 @@ export class LedgerService {
 
   #pump(slot) {
     while (slot.waiting.length > 0) {
-      if (slot.loading) return; // a load, catch-up or exclusive task is running
+      if (slot.loading) {
+        // a load, catch-up or exclusive task is running; a catch-up leaves the cached
+        // ledger as it was committed, which a cached read may be answered from at once
+        if (slot.catchingUp) this.#answerCached(slot);
+        return;
+      }
       if (slot.state === null) {
         this.#load(slot);
         return;
@@ -234,8 +240,27 @@ export class LedgerService {
     setImmediate(() => this.#flush(batch));
   }
 
+  // `?consistency=cached` reads waiting behind a strong request's catch-up: answered from
+  // the ledger as it stands, without the round trip to the database they are meant to
+  // skip (a database that does not answer would otherwise hold them too). Only while a
+  // catch-up runs: then nothing uncommitted is in the ledger.
+  #answerCached(slot) {
+    if (slot.state === null || slot.uncommitted !== null) return;
+    const cached = slot.waiting.filter((task) => !task.strong && task.op !== null);
+    if (cached.length === 0) return;
+    slot.waiting = slot.waiting.filter((task) => task.strong || task.op === null);
+    for (const task of cached) {
+      try {
+        task.resolve(task.op(slot.state, task.input).result);
+      } catch (error) {
+        task.reject(error);
+      }
+    }
+  }
+
   async #catchUp(slot) {
     slot.loading = true;
+    slot.catchingUp = true;
     const covered = slot.arrivals;
     const state = slot.state;
     let tail;
@@ -249,6 +274,7 @@ export class LedgerService {
       slot.waiting = slot.waiting.filter((task) => !failed.includes(task));
       for (const task of failed) task.reject(unavailable('the store could not be read; retry later'));
       slot.loading = false;
+      slot.catchingUp = false;
       this.#pump(slot);
       return;
     }
@@ -264,6 +290,7 @@ export class LedgerService {
       slot.state = null;
     }
     slot.loading = false;
+    slot.catchingUp = false;
     this.#pump(slot);
   }
 

@@ -3,9 +3,9 @@
 import { PostgresStore } from './postgres.js';
 import { SqliteStore } from './sqlite.js';
 
-export function storeFromSetting(setting = './ledger.db') {
-  if (/^postgres(ql)?:\/\//.test(setting)) {
-    return new PostgresStore(setting, { poolSize: Number(process.env.LEDGER_PG_POOL ?? 8) });
-  }
+// options: the PostgreSQL store's { poolSize, timeoutMs } (server.js reads them from the
+// environment: LEDGER_PG_POOL, LEDGER_PG_TIMEOUT_MS).
+export function storeFromSetting(setting = './ledger.db', options = {}) {
+  if (/^postgres(ql)?:\/\//.test(setting)) return new PostgresStore(setting, options);
   return new SqliteStore(setting);
 }

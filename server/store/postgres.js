@@ -93,6 +93,9 @@ function int(value) {
  * COMMIT. An error PostgreSQL answered (it has a SQLSTATE code) means the transaction was
  * rolled back; any other failure (the connection broke) leaves its outcome unknown.
  */
+// The client's own timeout (query_timeout): the query may still run on the server.
+const timedOut = (error) => error?.message === 'Query read timeout';
+
 async function commitOrDoubt(client) {
   try {
     await client.query('COMMIT');
@@ -138,10 +141,29 @@ export class PostgresStore {
   /** Instances share the database: cached ledgers may lag behind other instances' writes. */
   shared = true;
   #pool;
+  #longQueryMs;
 
-  /** poolSize: connections, i.e. how many commits (group batches) may run in parallel. */
-  constructor(url, { poolSize = 8 } = {}) {
-    this.#pool = new pg.Pool({ connectionString: url, max: poolSize, types });
+  /**
+   * poolSize: connections, i.e. how many commits (group batches) may run in parallel.
+   * timeoutMs bounds every wait on the database, so that a request gets 503 rather than
+   * waiting for ever: a connection (connecting or from the pool), a row lock another
+   * instance holds (one frozen mid-commit, or cut off), a query a database that stopped
+   * answering never answers (twice that: the server's own errors come first). A transaction
+   * left idle that long twice over (its instance frozen) is ended by the server, which
+   * frees its locks. The cleanup job's statements, which may move a long log to the
+   * archive, get ten times as long.
+   */
+  constructor(url, { poolSize = 8, timeoutMs = 5000 } = {}) {
+    this.#longQueryMs = 10 * timeoutMs;
+    this.#pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      types,
+      connectionTimeoutMillis: timeoutMs,
+      lock_timeout: timeoutMs,
+      query_timeout: 2 * timeoutMs,
+      idle_in_transaction_session_timeout: 4 * timeoutMs,
+    });
     // An idle client losing its connection must not crash the process; the next query reconnects.
     this.#pool.on('error', () => {});
   }
@@ -157,16 +179,18 @@ export class PostgresStore {
 
   async #transaction(isolation, fn) {
     const { client, done } = await this.#checkout();
+    let broken; // a failure without a server's error code (a timeout, a lost connection)
     try {
       await client.query(`BEGIN ISOLATION LEVEL ${isolation}`);
       const out = await fn(client);
       await commitOrDoubt(client);
       return out;
     } catch (error) {
+      if (error?.code === undefined) broken = error instanceof CommitInDoubtError ? error.cause : error;
       await client.query('ROLLBACK').catch(() => {});
       throw error;
     } finally {
-      done();
+      done(broken); // a connection in an unknown state is closed, not pooled again
     }
   }
 
@@ -181,9 +205,9 @@ export class PostgresStore {
     client.on('error', onError);
     return {
       client,
-      done: () => {
+      done: (broken) => {
         client.off('error', onError);
-        client.release(lost ?? undefined);
+        client.release(lost ?? broken ?? undefined);
       },
     };
   }
@@ -268,7 +292,9 @@ export class PostgresStore {
       throw doubt;
     }
     if (found === groups.length) return true;
-    if (found === 0) return false;
+    // A COMMIT that timed out may still reach a database that was only slow, after this
+    // look: not found is no answer then.
+    if (found === 0 && !timedOut(doubt.cause)) return false;
     throw doubt; // one transaction cannot have committed in part; say what is known
   }
 
@@ -356,12 +382,13 @@ export class PostgresStore {
     const seq = baseSeq + entries.length;
     await this.#transaction('READ COMMITTED', async (client) => {
       await this.#lockAt(client, customer, baseSeq);
-      await client.query(SQL.append, [customer, baseSeq, ...columns(entries)]);
-      await client.query(SQL.saveSnapshot, [customer, seq, horizon, JSON.stringify(document)]);
-      await client.query(SQL.archive, [customer, seq]);
-      await client.query(SQL.unlog, [customer, seq]);
-      await client.query(SQL.dropPacks, [customer, seq]);
-      await client.query(SQL.dropOldSnapshots, [customer, seq]);
+      const long = (text, values) => client.query({ text, values, query_timeout: this.#longQueryMs });
+      await long(SQL.append, [customer, baseSeq, ...columns(entries)]);
+      await long(SQL.saveSnapshot, [customer, seq, horizon, JSON.stringify(document)]);
+      await long(SQL.archive, [customer, seq]);
+      await long(SQL.unlog, [customer, seq]);
+      await long(SQL.dropPacks, [customer, seq]);
+      await long(SQL.dropOldSnapshots, [customer, seq]);
     });
     return seq;
   }

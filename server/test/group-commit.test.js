@@ -169,3 +169,32 @@ test("a retry of a grant's first add after an end change in the same turn is an 
   );
   await service.close();
 });
+
+test('a cached read behind a strong one is answered while the strong one waits on the store', async () => {
+  // A shared store (several instances): a strong read first catches the ledger up with the
+  // log. While that read of the store hangs, a cached read needs no round trip.
+  class SharedStore extends MemoryStore {
+    shared = true;
+    hold = null;
+    async readAfter(customer, seq) {
+      if (this.hold !== null) await this.hold;
+      return super.readAfter(customer, seq);
+    }
+  }
+  const store = new SharedStore();
+  const service = new LedgerService({ store });
+  await service.run('a', ops.addGrant, grant('g', 10));
+  let release;
+  store.hold = new Promise((resolve) => {
+    release = resolve;
+  });
+  let strongDone = false;
+  const strong = service.run('a', balance, 5).then((answer) => ((strongDone = true), answer));
+  const cached = await service.run('a', balance, 5, 'cached');
+  assert.equal(cached.body, 10);
+  assert.equal(strongDone, false, 'the strong read still waits for the store');
+  store.hold = null;
+  release();
+  assert.equal((await strong).body, 10);
+  await service.close();
+});

@@ -373,3 +373,21 @@ test('a key file that is not valid JSON stops the server without printing its ke
   assert.match(run.stderr, /LEDGER_KEYS: .*keys\.json is not valid JSON/);
   assert.doesNotMatch(run.stdout + run.stderr, /a-secret-key/);
 });
+
+test('the PostgreSQL settings must be positive integers: anything else stops the server at start', () => {
+  const dir = tempDir();
+  for (const [name, value, message] of [
+    ['LEDGER_PG_POOL', 'abc', /LEDGER_PG_POOL must be a non-negative integer, got "abc"/],
+    ['LEDGER_PG_POOL', '0', /LEDGER_PG_POOL must be a positive integer, got "0"/],
+    ['LEDGER_PG_TIMEOUT_MS', '-3', /LEDGER_PG_TIMEOUT_MS must be a non-negative integer, got "-3"/],
+  ]) {
+    const run = spawnSync(process.execPath, [join(serverDir, 'server.js')], {
+      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LEDGER_STORE: 'postgres://127.0.0.1:1/none', [name]: value },
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    assert.notEqual(run.status, 0, `${name}=${value}`);
+    assert.match(run.stderr, message);
+  }
+});
