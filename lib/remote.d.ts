@@ -8,7 +8,8 @@ import type { GPULedger, LedgerSnapshot, LedgerSnapshotV1 } from './index.js';
 /** The same class as `gpu-credit-ledger`'s: rejections of remote calls are instances of it. */
 export { LedgerError } from './index.js';
 
-type Method<T> = T extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : () => Promise<T>;
+// Not distributive ([T]): a `boolean` property is one method returning Promise<boolean>.
+type Method<T> = [T] extends [(...args: infer A) => infer R] ? (...args: A) => Promise<R> : () => Promise<T>;
 
 /**
  * The worker's ledger: every {@link GPULedger} method (and property, as a method without

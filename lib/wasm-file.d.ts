@@ -1,5 +1,6 @@
 /**
- * The separate-`.wasm` variant: the same classes as `gpu-credit-ledger`, with the
+ * The separate-`.wasm` variant: the same API as `gpu-credit-ledger` (a `GPULedger` class
+ * of its own, over its own WebAssembly instance; `LedgerError` is the same class), with the
  * WebAssembly binary in a file of its own (`dist/gpu_credit_ledger.wasm`), located with
  * `new URL('…', import.meta.url)` (which Vite and webpack 5 follow and copy the file;
  * esbuild leaves it as it is: copy the file and pass its URL as `wasm`, README, *The

@@ -141,3 +141,12 @@ function columns(l: GPULedger) {
   void [code, failure, shape];
 }
 void columns;
+
+// A remote ledger: every member a method returning a promise; a boolean property one
+// method returning Promise<boolean> (not a union of two).
+import type { RemoteLedger } from 'gpu-credit-ledger/remote';
+type Exactly<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const remoteDisposed: Exactly<RemoteLedger['disposed'], () => Promise<boolean>> = true;
+const remoteHorizon: Exactly<RemoteLedger['horizon'], () => Promise<number>> = true;
+const remoteConsume: Exactly<RemoteLedger['consume'], (eventId: string, amount: number, timestamp: number) => Promise<boolean>> = true;
+void [remoteDisposed, remoteHorizon, remoteConsume];
