@@ -337,8 +337,9 @@ __attribute__((noinline)) int32_t WasmLedger::applyBatchEvent(uint8_t kind, std:
   if (!admit(CallCost::kGrow)) {
     if (kind == kBatchRestoreGrant) return failureCode(gcl::Status::kOutOfMemory);
     if (kind == kBatchConsume) return withoutRoom(Call::kConsume, id, numbers[0], numbers[1], 0);
-    const int status = withoutRoom(Call::kAddGrant, id, numbers[0], numbers[1], numbers[2]);
-    return status == static_cast<int>(gcl::Status::kOk) ? 1 : -status;
+    const auto status = static_cast<gcl::Status>(
+        withoutRoom(Call::kAddGrant, id, numbers[0], numbers[1], numbers[2]));
+    return status == gcl::Status::kOk ? 1 : failureCode(status);
   }
   const int64_t amount = toInt64(numbers[0]);
   gcl::Status status = gcl::Status::kOk;

@@ -143,11 +143,8 @@ Status Ledger::insertGrant(std::string_view grantId, int64_t amount, int64_t sta
   bool retry = false;
   const Status admitted = admitGrant(grantId, idHash, amount, startTime, endTime, &retry);
   if (admitted != Status::kOk) return admitted;
-  if (retry) {
-    startReallocations();  // an identical retry: returns kOk and changes nothing
-    return Status::kOk;
-  }
   startReallocations();
+  if (retry) return Status::kOk;  // an identical retry: changes nothing
   const uint32_t grant = grants_->ids.add(grantId, idHash);
   grants_->amount.push_back(amount);
   grants_->startTime.push_back(startTime);

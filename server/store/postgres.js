@@ -89,13 +89,13 @@ function int(value) {
   return `${value}::bigint`;
 }
 
+// The client's own timeout (query_timeout): the query may still run on the server.
+const timedOut = (error) => error?.message === 'Query read timeout';
+
 /**
  * COMMIT. An error PostgreSQL answered (it has a SQLSTATE code) means the transaction was
  * rolled back; any other failure (the connection broke) leaves its outcome unknown.
  */
-// The client's own timeout (query_timeout): the query may still run on the server.
-const timedOut = (error) => error?.message === 'Query read timeout';
-
 async function commitOrDoubt(client) {
   try {
     await client.query('COMMIT');
@@ -149,7 +149,7 @@ export class PostgresStore {
    * waiting for ever: a connection (connecting or from the pool), a row lock another
    * instance holds (one frozen mid-commit, or cut off), a query a database that stopped
    * answering never answers (twice that: the server's own errors come first). A transaction
-   * left idle that long twice over (its instance frozen) is ended by the server, which
+   * left idle four times that long (its instance frozen) is ended by the server, which
    * frees its locks. The cleanup job's statements, which may move a long log to the
    * archive, get ten times as long.
    */
