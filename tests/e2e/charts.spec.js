@@ -148,7 +148,7 @@ test('a cursor typed outside the view moves the view to it, and the line shows t
   await expect(page.locator('#cursor-range')).toHaveValue('30');
 });
 
-test('a cursor time that is not a whole time is marked, moves nothing, and reverts when left', async ({ page }) => {
+test('a cursor time that is not a whole time is marked, moves nothing, and reverts when left, saying so', async ({ page }) => {
   await open(page, 'preset=seed1&t=6');
   for (const typed of ['-5', '1.5', '99999999999999999999']) {
     await page.fill('#cursor-time', typed);
@@ -158,6 +158,9 @@ test('a cursor time that is not a whole time is marked, moves nothing, and rever
   await page.locator('#cursor-time').blur();
   await expect(page.locator('#cursor-time')).toHaveValue('6');
   await expect(page.locator('#cursor-time')).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(page.locator('#status')).toHaveText(
+    '"99999999999999999999" is not a time: the cursor takes a whole number from 0 to 9,007,199,254,740,991; it stays at t = 6.',
+  );
   await page.fill('#cursor-time', '12');
   await expect(page.locator('#balance-readout')).toHaveAttribute('data-value', '10');
 });

@@ -1,6 +1,6 @@
 // Presets, the scenario in the page address, JSON export and import.
 import { readFile } from 'node:fs/promises';
-import { expect, headroom, logEntry, open, pendingIds, setCursor, stats, test } from './fixtures.js';
+import { expect, headroom, logEntry, open, pendingIds, setCursor, stats, submit, test } from './fixtures.js';
 
 const balance = (page) => page.getAttribute('#balance-readout', 'data-value');
 
@@ -101,6 +101,30 @@ test('a file import of 240 calls with odd ids is kept compressed in the link and
   expect(await stats(page)).toEqual(counts);
   await expect(page.locator('#log li')).toHaveCount(200);
   await expect(page.locator('#log-note')).toHaveText('Showing the latest 200 of 240 calls.');
+});
+
+test('Back and Forward go between the scenarios opened on the page; calls within one replace its entry', async ({ page }) => {
+  await open(page);
+  await page.click('button[data-preset="seed1"]');
+  await page.waitForFunction(() => location.hash.includes('preset=seed1'));
+  await submit(page, 'grant', { grantId: 'g9', amount: 5, startTime: 20, endTime: 30 });
+  await page.waitForFunction(() => location.hash.includes('g,g9'));
+  const seed1 = await stats(page);
+  expect(seed1.grants).toBe(3);
+  await page.click('button[data-preset="seed2"]');
+  await page.waitForFunction(() => location.hash.includes('preset=seed2'));
+  const seed2 = await stats(page);
+  await page.goBack();
+  await page.waitForSelector('#log li[data-id="g9"]');
+  expect(await stats(page)).toEqual(seed1);
+  expect(await page.evaluate(() => location.hash)).toMatch(/preset=seed1&ops=g,g9,5,20,30/);
+  await page.goBack();
+  await expect.poll(() => stats(page)).toEqual({ grants: 0, accepted: 0, rejected: 0, queued: 0 });
+  expect(await page.evaluate(() => location.hash)).not.toMatch(/preset|ops/);
+  await page.goForward();
+  await page.goForward();
+  await page.waitForFunction(() => location.hash.includes('preset=seed2'));
+  await expect.poll(() => stats(page)).toEqual(seed2);
 });
 
 test('an unreadable link starts empty and says why', async ({ page }) => {

@@ -7,7 +7,8 @@
 //   'cursor'    the cursor moved
 //   'selection' the grant picked for the burn-down changed
 //   'log'       a call was refused (the ledger is unchanged): only the log grows
-//   'changed'   the scenario or the cursor changed: the page address follows
+//   'changed'   the scenario or the cursor changed: the page address follows ({ newEntry:
+//               true } when the user opened another scenario: Back returns to this one)
 //   'resize'    the page width changed (after the charts redrew)
 import { GPULedger } from 'gpu-credit-ledger';
 import { formatNumber, fullDomain } from './charts.js';
@@ -120,9 +121,12 @@ let loads = 0;
  * Replaces the session by a fresh ledger that replays the scenario: the preset's calls
  * (not recorded: the link names the preset) then the recorded calls. The random preset
  * (11,000 calls) is replayed in a worker, so the page stays responsive meanwhile.
+ * `newEntry`: the user opened it on the page (a preset, reset, an import), so the page
+ * address gets a history entry of its own; a load from the address itself replaces it.
  * @param {{ preset?: any, ops?: object[], cursor?: number }} [scenario]
+ * @param {{ newEntry?: boolean }} [options]
  */
-export async function loadScenario({ preset = null, ops = [], cursor } = {}) {
+export async function loadScenario({ preset = null, ops = [], cursor } = {}, { newEntry = false } = {}) {
   const ticket = ++loads;
   const started = performance.now();
   emit('loading');
@@ -153,7 +157,7 @@ export async function loadScenario({ preset = null, ops = [], cursor } = {}) {
   // The calls made on the page, logged as they were then (funded by, moved draws): a link
   // shows the log its page showed.
   session.runAll(ops, { record: true, bulk: false });
-  showSession(session, { preset, cursor, where, loadMs: performance.now() - started });
+  showSession(session, { preset, cursor, where, loadMs: performance.now() - started, newEntry });
 }
 
 /** Throws fromJSON's own error when the package would refuse `snapshot` (a document to load as calls). */
@@ -176,7 +180,7 @@ export function firstFailure(ops) {
 }
 
 /** Shows a session built elsewhere (a scenario replayed, or a snapshot loaded). */
-export function showSession(session, { preset = null, cursor, where = '', loadMs }) {
+export function showSession(session, { preset = null, cursor, where = '', loadMs, newEntry = false }) {
   state.session?.dispose();
   state.session = session;
   state.preset = preset;
@@ -194,7 +198,7 @@ export function showSession(session, { preset = null, cursor, where = '', loadMs
   } else {
     setStatus('');
   }
-  emit('changed');
+  emit('changed', { newEntry });
 }
 
 /**

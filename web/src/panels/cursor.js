@@ -1,7 +1,7 @@
 // The time cursor: the line over the charts, the slider, the readouts at the cursor
 // (balance, headroom, grants valid, low-balance alert), dragging on the charts, and
 // the view range with its zoom buttons.
-import { $, on, selectGrant, setCursor, setView, redrawCharts, state } from '../app.js';
+import { $, on, selectGrant, setCursor, setStatus, setView, redrawCharts, state } from '../app.js';
 import { formatNumber } from '../charts.js';
 
 const stack = $('chart-stack');
@@ -148,9 +148,14 @@ $('cursor-time').addEventListener('input', (/** @type {any} */ event) => {
     setView(start, start + (to - from));
   }
 });
-// Left with a value that is not a time: back to where the cursor is.
+// Left with a value that is not a time: back to where the cursor is, and the page says so.
 $('cursor-time').addEventListener('change', (/** @type {any} */ event) => {
-  if (typedTime(event.target) === null) updateReadouts();
+  if (typedTime(event.target) !== null) return;
+  const text = event.target.value.trim();
+  updateReadouts();
+  setStatus(
+    `${text === '' ? 'That is not a time' : `"${text}" is not a time`}: the cursor takes a whole number from 0 to ${formatNumber(Number.MAX_SAFE_INTEGER)}; it stays at t = ${formatNumber(state.cursor)}.`,
+  );
 });
 
 function cursorFromPointer(event) {

@@ -3,7 +3,9 @@ import { $, loadScenario } from '../app.js';
 import { RANDOM_DEFAULTS } from '../scenario.js';
 
 for (const button of document.querySelectorAll('button[data-preset]')) {
-  button.addEventListener('click', () => loadScenario({ preset: { name: /** @type {HTMLElement} */ (button).dataset.preset } }));
+  button.addEventListener('click', () =>
+    loadScenario({ preset: { name: /** @type {HTMLElement} */ (button).dataset.preset } }, { newEntry: true }),
+  );
 }
 
 // A seed that is not a whole number (up to 9 digits) is refused beside the field, and the
@@ -21,7 +23,7 @@ $('random-form').addEventListener('submit', (event) => {
   }
   input.removeAttribute('aria-invalid');
   $('random-seed-error').textContent = '';
-  loadScenario({ preset: { name: 'random', seed: Number(text), ...RANDOM_DEFAULTS } });
+  loadScenario({ preset: { name: 'random', seed: Number(text), ...RANDOM_DEFAULTS } }, { newEntry: true });
 });
 
-$('reset-button').addEventListener('click', () => loadScenario());
+$('reset-button').addEventListener('click', () => loadScenario({}, { newEntry: true }));

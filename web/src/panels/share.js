@@ -5,13 +5,21 @@ import { decodeHash, encodeHash, fromJson, presetOps, toJson } from '../scenario
 
 let hashTimer = 0;
 let hashWrite = Promise.resolve();
+/** The next address written gets a history entry of its own (the user opened a scenario). */
+let newEntry = false;
 
 function writeHash(hash) {
-  history.replaceState(null, '', hash ? `#${hash}` : location.pathname + location.search);
+  const url = hash ? `#${hash}` : location.pathname + location.search;
+  // Back returns to the scenario shown before the user opened this one; edits within a
+  // scenario (calls, the cursor) replace its entry rather than fill the history.
+  if (newEntry && new URL(url, location.href).href !== location.href) history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+  newEntry = false;
 }
 
 // Coalesced: dragging the cursor changes the scenario many times a second.
-on('changed', () => {
+on('changed', (change) => {
+  if (change?.newEntry) newEntry = true;
   clearTimeout(hashTimer);
   hashTimer = setTimeout(() => {
     const { preset, session, cursor } = state;
@@ -57,7 +65,7 @@ function importText(text) {
       const { op } = scenario.ops[failed.index];
       throw new Error(`calls[${failed.index}] (${op}) is refused by the ledger: ${failed.error.message}`);
     }
-    loadScenario(scenario);
+    loadScenario(scenario, { newEntry: true });
   } catch (error) {
     $('scenario-error').textContent = `Could not import: ${error.message}`;
   }
@@ -70,7 +78,7 @@ $('import-file').addEventListener('change', async (/** @type {any} */ event) => 
 });
 $('import-text-button').addEventListener('click', () => importText($('import-text').value));
 
-/** Loads the scenario the page address holds (or an empty ledger). */
+/** Loads the scenario the page address holds (or an empty ledger): on opening, Back and Forward. */
 export async function loadFromHash() {
   try {
     await loadScenario((await decodeHash(location.hash)) ?? {});
