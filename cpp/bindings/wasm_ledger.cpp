@@ -69,7 +69,10 @@ int WasmLedger::allocations(int idLength) {
 
 int WasmLedger::balanceCurve(double from, double to) {
   curve_.clear();
-  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kRebuild)) {  // its refusal for its range still answers
+    const gcl::Status refused = ledger_.balanceCurveWithoutRoom(toInt64(from), toInt64(to));
+    return failureCode(refused != gcl::Status::kOk ? refused : gcl::Status::kOutOfMemory);
+  }
   const gcl::Status status = ledger_.balanceCurve(toInt64(from), toInt64(to), &points_);
   if (status != gcl::Status::kOk) return failureCode(status);
   encodeCurve(points_, &curve_);
@@ -84,8 +87,13 @@ int WasmLedger::grants() { return encodeGrants(ledger_, &result_); }
 int WasmLedger::consumptions() { return encodeConsumptions(ledger_, &result_); }
 
 double WasmLedger::headroom(double timestamp) {
-  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
   int64_t amount = 0;
+  if (!admit(CallCost::kRebuild)) {  // its refusal, and the balance where it answers, need no index
+    bool answered = false;
+    const gcl::Status status = ledger_.headroomWithoutRoom(toInt64(timestamp), &amount, &answered);
+    if (status != gcl::Status::kOk) return failureCode(status);
+    return answered ? static_cast<double>(amount) : failureCode(gcl::Status::kOutOfMemory);
+  }
   const gcl::Status status = ledger_.headroom(toInt64(timestamp), &amount);
   account();
   if (status != gcl::Status::kOk) return failureCode(status);
@@ -95,8 +103,18 @@ double WasmLedger::headroom(double timestamp) {
 GCL_COLD_CODE_BEGIN
 
 int WasmLedger::tryConsume(int idLength, double amount, double timestamp, bool dryRun) {
-  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
   gcl::ConsumeResult result;
+  if (!admit(CallCost::kRebuild)) {  // its refusal, and an identical retry, as consume answers them
+    bool unchanged = false;
+    const gcl::Status status = ledger_.consumptionWithoutRoom(
+        id(idLength), toInt64(amount), toInt64(timestamp), false, &unchanged, &result.accepted);
+    if (status != gcl::Status::kOk) return failureCode(status);
+    if (!unchanged) return failureCode(gcl::Status::kOutOfMemory);
+    if (!dryRun) ledger_.clearReallocated();  // as consume's own retry answers it
+    const gcl::Status drawn = ledger_.allocations(id(idLength), &result.allocations);
+    if (drawn != gcl::Status::kOk) return failureCode(drawn);
+    return encodeConsumeResult(result, &result_);
+  }
   const gcl::Status status =
       ledger_.tryConsume(id(idLength), toInt64(amount), toInt64(timestamp), dryRun, &result);
   account();
@@ -128,7 +146,7 @@ int WasmLedger::nextBelow(double threshold, double from) {
 }
 
 int WasmLedger::voidGrant(int idLength) {
-  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kRebuild)) return grantChangeWithoutRoom(id(idLength), std::nullopt);
   gcl::GrantChange change;
   const gcl::Status status = ledger_.voidGrant(id(idLength), &change);
   account();
@@ -137,7 +155,7 @@ int WasmLedger::voidGrant(int idLength) {
 }
 
 int WasmLedger::setGrantEnd(int idLength, double endTime) {
-  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
+  if (!admit(CallCost::kRebuild)) return grantChangeWithoutRoom(id(idLength), toInt64(endTime));
   gcl::GrantChange change;
   const gcl::Status status = ledger_.setGrantEnd(id(idLength), toInt64(endTime), &change);
   account();
@@ -201,9 +219,17 @@ int WasmLedger::reallocated() {
 void WasmLedger::clearReallocated() { ledger_.clearReallocated(); }
 
 int WasmLedger::compact(double horizon) {
-  // Rebuilds the kept state beside the old one before freeing it.
-  if (!admit(CallCost::kRebuild)) return failureCode(gcl::Status::kOutOfMemory);
   gcl::CompactResult result;
+  // Rebuilds the kept state beside the old one before freeing it.
+  if (!admit(CallCost::kRebuild)) {  // its refusal, or a horizon that does not move
+    bool unchanged = false;
+    const gcl::Status status = ledger_.compactWithoutRoom(toInt64(horizon), &unchanged);
+    if (status != gcl::Status::kOk) return failureCode(status);
+    if (!unchanged) return failureCode(gcl::Status::kOutOfMemory);
+    ledger_.clearReallocated();  // as compact's own answer
+    result.horizon = ledger_.horizon();
+    return encodeCompactResult(result, &result_);
+  }
   const gcl::Status status = ledger_.compact(toInt64(horizon), &result);
   account();
   if (status != gcl::Status::kOk) return failureCode(status);
@@ -229,6 +255,17 @@ int WasmLedger::withoutRoom(Call call, std::string_view id, double amount, doubl
   ledger_.clearReallocated();  // an identical retry: as Ledger's own call answers it
   if (call == Call::kAddGrant) return static_cast<int>(gcl::Status::kOk);
   return accepted ? 1 : 0;
+}
+
+int WasmLedger::grantChangeWithoutRoom(std::string_view id, std::optional<int64_t> endTime) {
+  bool unchanged = false;
+  const gcl::Status status = ledger_.grantChangeWithoutRoom(id, endTime, &unchanged);
+  if (status != gcl::Status::kOk) return failureCode(status);
+  if (!unchanged) return failureCode(gcl::Status::kOutOfMemory);
+  ledger_.clearReallocated();  // an end the grant already has: as setGrantEnd answers it
+  gcl::GrantChange change;
+  change.applied = true;
+  return encodeGrantChange(change, &result_);
 }
 
 GCL_COLD_CODE_END

@@ -8,6 +8,7 @@
 #define GPU_CREDIT_LEDGER_WASM_LEDGER_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -132,6 +133,9 @@ class WasmLedger {
   enum class Call { kAddGrant, kConsume, kSubmit };
   __attribute__((noinline)) int withoutRoom(Call call, std::string_view id, double amount, double a,
                                             double b);
+  // The same for voidGrant (no endTime) and setGrantEnd: the refusal, an end the grant
+  // already has, or OUT_OF_MEMORY.
+  int grantChangeWithoutRoom(std::string_view id, std::optional<int64_t> endTime);
   // Records the ledger's size in the heap budget after a call that may have changed it.
   void account();
   // One event of applyBatch: its result.

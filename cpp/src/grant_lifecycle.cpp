@@ -3,6 +3,7 @@
 // applied by rebuilding the engine: simple, exact, O((n + G) log(n + G)) per call.
 #include <cassert>
 #include <memory>
+#include <optional>
 
 #include "engine.h"
 #include "gpu_credit_ledger/cold_code.h"
@@ -14,13 +15,39 @@ GCL_COLD_CODE_BEGIN
 
 namespace gcl {
 
+Status Ledger::checkGrantChange(std::string_view grantId, std::optional<int64_t> endTime,
+                                uint32_t* grant) const {
+  if (!isValidId(grantId)) return Status::kInvalidId;
+  if (endTime) {
+    if (!isValidTime(*endTime)) return Status::kInvalidTime;
+    if (*endTime < horizon_) return Status::kBeforeHorizon;  // before the id lookup, as every call
+  }
+  const uint32_t g = grants_->ids.find(grantId);
+  if (g == IdIndex::kNotFound) return Status::kUnknownId;
+  *grant = g;
+  // Voided, its draws before the horizon (final) would be re-routed.
+  if (!endTime) return startedBeforeHorizon(g) ? Status::kBeforeHorizon : Status::kOk;
+  if (*endTime < grants_->startTime[g]) return Status::kInvalidWindow;
+  if (*endTime != grants_->endTime[g] && startedBeforeHorizon(g) &&
+      endChangeReordersFinalDraws(g, *endTime)) {
+    return Status::kBeforeHorizon;
+  }
+  return Status::kOk;
+}
+
+Status Ledger::grantChangeWithoutRoom(std::string_view grantId, std::optional<int64_t> endTime,
+                                      bool* unchanged) const {
+  uint32_t g = 0;
+  const Status status = checkGrantChange(grantId, endTime, &g);
+  *unchanged = status == Status::kOk && endTime && *endTime == grants_->endTime[g];
+  return status;
+}
+
 Status Ledger::voidGrant(std::string_view grantId, GrantChange* out) {
   *out = {};
-  if (!isValidId(grantId)) return Status::kInvalidId;
-  const uint32_t voided = grants_->ids.find(grantId);
-  if (voided == IdIndex::kNotFound) return Status::kUnknownId;
-  // Its draws before the horizon are final: voiding it would re-route them.
-  if (startedBeforeHorizon(voided)) return Status::kBeforeHorizon;
+  uint32_t voided = 0;
+  const Status status = checkGrantChange(grantId, std::nullopt, &voided);
+  if (status != Status::kOk) return status;
   startReallocations();
   // The other grants keep their arrival order; the voided id is simply gone.
   auto table = std::make_unique<GrantTable>();
@@ -37,17 +64,11 @@ Status Ledger::voidGrant(std::string_view grantId, GrantChange* out) {
 
 Status Ledger::setGrantEnd(std::string_view grantId, int64_t endTime, GrantChange* out) {
   *out = {};
-  if (!isValidId(grantId)) return Status::kInvalidId;
-  if (!isValidTime(endTime)) return Status::kInvalidTime;
-  if (endTime < horizon_) return Status::kBeforeHorizon;  // before the id lookup, as every call
-  const uint32_t g = grants_->ids.find(grantId);
-  if (g == IdIndex::kNotFound) return Status::kUnknownId;
-  if (endTime < grants_->startTime[g]) return Status::kInvalidWindow;
-  const int64_t oldEnd = grants_->endTime[g];
-  if (endTime != oldEnd && startedBeforeHorizon(g) && endChangeReordersFinalDraws(g, endTime)) {
-    return Status::kBeforeHorizon;
-  }
+  uint32_t g = 0;
+  const Status status = checkGrantChange(grantId, endTime, &g);
+  if (status != Status::kOk) return status;
   startReallocations();
+  const int64_t oldEnd = grants_->endTime[g];
   if (endTime == oldEnd) {
     out->applied = true;
     return Status::kOk;

@@ -23,11 +23,20 @@ GCL_COLD_CODE_BEGIN
 
 namespace gcl {
 
+Status Ledger::compactWithoutRoom(int64_t horizon, bool* unchanged) const {
+  *unchanged = false;
+  if (!isValidTime(horizon)) return Status::kInvalidTime;
+  *unchanged = horizon <= horizon_;  // the horizon only moves forward
+  return Status::kOk;
+}
+
 Status Ledger::compact(int64_t horizon, CompactResult* out) {
   *out = {};
-  if (!isValidTime(horizon)) return Status::kInvalidTime;
+  bool unchanged = false;
+  const Status status = compactWithoutRoom(horizon, &unchanged);
+  if (status != Status::kOk) return status;
   startReallocations();
-  if (horizon <= horizon_) {  // the horizon only moves forward
+  if (unchanged) {
     out->horizon = horizon_;
     return Status::kOk;
   }

@@ -228,11 +228,17 @@ Status Ledger::allocationIndexes(std::string_view eventId, std::vector<IndexedDr
   return Status::kOk;
 }
 
-Status Ledger::balanceCurve(int64_t from, int64_t to, std::vector<BalancePoint>* out) const {
-  out->clear();
+Status Ledger::balanceCurveWithoutRoom(int64_t from, int64_t to) const {
   if (!isValidTime(from) || !isValidTime(to)) return Status::kInvalidTime;
   if (from > to) return Status::kInvalidWindow;
   if (from < horizon_) return Status::kBeforeHorizon;
+  return Status::kOk;
+}
+
+Status Ledger::balanceCurve(int64_t from, int64_t to, std::vector<BalancePoint>* out) const {
+  out->clear();
+  const Status status = balanceCurveWithoutRoom(from, to);
+  if (status != Status::kOk) return status;
   engine_->balanceCurve(from, to, out);
   return Status::kOk;
 }

@@ -38,15 +38,23 @@ std::vector<Remaining> remainingAt(const GrantTable& grants, const Engine& engin
 
 }  // namespace
 
-Status Ledger::headroom(int64_t timestamp, int64_t* amount) const {
+Status Ledger::headroomWithoutRoom(int64_t timestamp, int64_t* amount, bool* answered) const {
+  *answered = false;
   if (!isValidTime(timestamp)) return Status::kInvalidTime;
   if (timestamp < horizon_) return Status::kBeforeHorizon;
   // At or after every accepted consumption, a new one is last in replay order and sees
   // every grant's leftover there: the headroom is the balance, O(log n), no index.
   if (timestamp >= engine_->latestTimestamp()) {
     *amount = engine_->balance(timestamp);
-    return Status::kOk;
+    *answered = true;
   }
+  return Status::kOk;
+}
+
+Status Ledger::headroom(int64_t timestamp, int64_t* amount) const {
+  bool answered = false;
+  const Status status = headroomWithoutRoom(timestamp, amount, &answered);
+  if (status != Status::kOk || answered) return status;
   // The engine keeps the index (the incremental engine's also bounds its rejections,
   // docs/algorithms.md, fact 18).
   *amount = engine_->headroomAt(timestamp);

@@ -39,6 +39,27 @@ describe('resource limits', () => {
     expect(thrown(() => ledger.consume(`${pad}0`, 2, 0)).code).toBe('DUPLICATE_ID');
     expect(thrown(() => ledger.addGrant('plenty', 1, 0, 1)).code).toBe('DUPLICATE_ID');
     expect([ledger.consumptionCount, ledger.grantCount, ledger.getBalance(accepted)]).toEqual([accepted, 1, 2 ** 52 - accepted]);
+    // So is every call that needs no room: a refusal for its id, range or horizon, an end the
+    // grant already has, a horizon that does not move, a dry run of an identical retry, the
+    // headroom where the balance is the answer. A change that would run is still refused.
+    expect(thrown(() => ledger.voidGrant('nope')).code).toBe('UNKNOWN_ID');
+    expect(thrown(() => ledger.setGrantEnd('nope', 5)).code).toBe('UNKNOWN_ID');
+    expect(ledger.setGrantEnd('plenty', 2 ** 40)).toEqual({ applied: true, blockingEventId: null, acceptedPending: [] });
+    expect(ledger.compact(0)).toEqual({ horizon: 0, droppedGrants: 0, droppedConsumptions: 0, droppedPending: [] });
+    const retry = { accepted: true, allocations: [{ grantId: 'plenty', amount: 1 }], reason: null, blockingEventId: null };
+    expect(ledger.tryConsume(`${pad}0`, 1, 0, { dryRun: true })).toEqual(retry);
+    expect(ledger.tryConsume(`${pad}0`, 1, 0)).toEqual(retry);
+    expect(thrown(() => ledger.tryConsume(`${pad}0`, 2, 0, { dryRun: true })).code).toBe('DUPLICATE_ID');
+    expect(ledger.headroom(accepted)).toBe(2 ** 52 - accepted);
+    for (const call of [() => ledger.voidGrant('plenty'), () => ledger.setGrantEnd('plenty', 2 ** 41), () => ledger.compact(1)]) {
+      expect(thrown(call).code).toBe('OUT_OF_MEMORY');
+    }
+    expect([ledger.consumptionCount, ledger.grantCount, ledger.horizon, ledger.getBalance(accepted)]).toEqual([
+      accepted,
+      1,
+      0,
+      2 ** 52 - accepted,
+    ]);
     // New ledgers while it holds the heap: each takes a few kB, until one is refused with
     // OUT_OF_MEMORY (each was allocated unchecked: the instance aborted at the ceiling).
     const more = [];

@@ -337,6 +337,17 @@ class Ledger {
   // The same for addGrant: *unchanged for an identical retry.
   Status grantWithoutRoom(std::string_view grantId, int64_t amount, int64_t startTime,
                           int64_t endTime, bool* unchanged) const;
+  // The same for voidGrant (no endTime) and setGrantEnd: its refusal (its input, its id, the
+  // horizon); *unchanged for an end the grant already has.
+  Status grantChangeWithoutRoom(std::string_view grantId, std::optional<int64_t> endTime,
+                                bool* unchanged) const;
+  // The same for compact: its refusal, or *unchanged for a horizon at or before the current one.
+  Status compactWithoutRoom(int64_t horizon, bool* unchanged) const;
+  // The same for headroom: its refusal, or *amount with *answered at or after the latest
+  // accepted consumption, where the balance answers and no index is needed (fact 7).
+  Status headroomWithoutRoom(int64_t timestamp, int64_t* amount, bool* answered) const;
+  // The same for balanceCurve: its refusal for its range or the horizon, else kOk.
+  Status balanceCurveWithoutRoom(int64_t from, int64_t to) const;
 
   // Checks the ledger's and its engine's internal invariants (tests and fuzzing; O((n + G)
   // log(n + G))). Empty when they hold, else the first violation in words.
@@ -389,6 +400,10 @@ class Ledger {
   // addGrant's argument checks, in order.
   Status checkGrant(std::string_view grantId, int64_t amount, int64_t startTime,
                     int64_t endTime) const;
+  // voidGrant's (no endTime) and setGrantEnd's checks, in order, reading only; *grant is
+  // the grant's index once its id is found.
+  Status checkGrantChange(std::string_view grantId, std::optional<int64_t> endTime,
+                          uint32_t* grant) const;
   // setGrantEnd's refusal for a grant that started before the horizon (horizon.cpp).
   bool endChangeReordersFinalDraws(uint32_t grant, int64_t endTime) const;
   bool startedBeforeHorizon(uint32_t grant) const;
