@@ -28,7 +28,8 @@ async function instantiateModule(wasm) {
 }
 
 async function instantiate(source, imports) {
-  if (ArrayBuffer.isView(source) || source instanceof ArrayBuffer) {
+  // Bytes from any realm (an iframe, jsdom, Node's vm): not instanceof.
+  if (ArrayBuffer.isView(source) || Object.prototype.toString.call(source) === '[object ArrayBuffer]') {
     return WebAssembly.instantiate(source, imports);
   }
   const url = typeof source === 'string' ? source : source?.href;

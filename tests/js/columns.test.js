@@ -4,6 +4,7 @@
 // its single call's result or error, and the ledger must end as the single calls leave
 // it. Also: chunk boundaries, the whole call's errors (which change nothing) and the id
 // length limit. Failures print the seed.
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { GPULedger, LedgerError } from 'gpu-credit-ledger';
 import { mulberry32, thrown } from './helpers.js';
@@ -695,5 +696,26 @@ describe('applyColumns', () => {
     for (const unit of units) expect(ledger.allocations(idOfBytes(max, unit))).toEqual(single.allocations(idOfBytes(max, unit)));
     ledger.dispose();
     single.dispose();
+  });
+
+  it('takes columns made in another realm (jsdom, an iframe, Node vm) as typed arrays, and names what is not one', () => {
+    const realm = vm.createContext({});
+    const make = (source) => vm.runInContext(source, realm);
+    const columns = {
+      kinds: make('new Uint8Array([0, 1, 1])'),
+      ids: make("new Uint8Array([...'g1c1c2'].map((c) => c.charCodeAt(0)))"),
+      idEnds: make('new Uint32Array([2, 4, 6])'),
+      amounts: make('new Float64Array([100, 40, 80])'),
+      times: make('new Float64Array([0, 5, 6])'),
+      endTimes: make('new Float64Array([10, 0, 0])'),
+    };
+    expect(columns.kinds instanceof Uint8Array).toBe(false);
+    const ledger = new GPULedger();
+    const { results, errors } = ledger.applyColumns(columns);
+    expect([[...results], errors.size, ledger.getBalance(6)]).toEqual([[APPLIED, APPLIED, REJECTED], 0, 60]);
+    const wrong = { ...columns, idEnds: make('new Uint16Array([2, 4, 6])') };
+    expect(thrown(() => ledger.applyColumns(wrong)).message).toBe('applyColumns: columns.idEnds must be a Uint32Array, got Uint16Array');
+    expect(ledger.consumptionCount).toBe(1);
+    ledger.dispose();
   });
 });

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import vm from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GPULedger as MainLedger } from 'gpu-credit-ledger';
 import { SEED_EXAMPLE_1, seedOutcome, seedResults } from './fixtures/seed.js';
@@ -52,6 +53,15 @@ describe('gpu-credit-ledger/wasm-file', () => {
   it('takes the bytes', async () => {
     const loadLedger = await freshLoader();
     const { GPULedger } = await loadLedger({ wasm: new Uint8Array(wasmBytes) });
+    expect(seedOutcome(GPULedger).result).toEqual(SEED_OUTCOME);
+  });
+
+  it('takes the bytes as an ArrayBuffer made in another realm (jsdom, an iframe, Node vm)', async () => {
+    const loadLedger = await freshLoader();
+    const buffer = vm.runInNewContext('new ArrayBuffer(length)', { length: wasmBytes.length });
+    new Uint8Array(buffer).set(wasmBytes);
+    expect(buffer instanceof ArrayBuffer).toBe(false);
+    const { GPULedger } = await loadLedger({ wasm: buffer });
     expect(seedOutcome(GPULedger).result).toEqual(SEED_OUTCOME);
   });
 
