@@ -105,6 +105,16 @@ export const cells = [
     expect: { main: SEED },
   },
   {
+    // A resolver that ignores package.json's exports (Parcel 2 unless told otherwise, older
+    // tools): the main entry through the "module" field ("main" is the CommonJS entry).
+    name: 'webpack-no-exports-map',
+    fixture: 'webpack-main',
+    kind: 'webpack',
+    shared: ['seed.js'],
+    resolve: { exportsFields: [] },
+    expect: { main: SEED },
+  },
+  {
     name: 'webpack-wasm-file',
     kind: 'webpack',
     shared: ['seed.js'],

@@ -269,15 +269,15 @@ wait();
   return result;
 }
 
-// webpack 5 with its defaults (production mode, web target, no configuration file), the
-// output served as it is from a page of its own.
+// webpack 5 with its defaults (production mode, web target, no configuration file; a
+// cell's `resolve` options where it has them), the output served as it is from a page of
+// its own.
 async function runWebpack(cell, dir) {
   const { default: webpack } = await import('webpack');
   const out = join(dir, 'out');
   const stats = await new Promise((resolve, reject) => {
-    webpack({ context: dir, entry: './app.js', mode: 'production', output: { path: out, filename: 'app.js' } }, (error, result) =>
-      error ? reject(error) : resolve(result),
-    );
+    const config = { context: dir, entry: './app.js', mode: 'production', output: { path: out, filename: 'app.js' } };
+    webpack(cell.resolve ? { ...config, resolve: cell.resolve } : config, (error, result) => (error ? reject(error) : resolve(result)));
   });
   const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true });
   // Its size advice aside (a bundle over 244 KiB), webpack must have nothing to say.
