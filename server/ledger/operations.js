@@ -152,6 +152,21 @@ function letInEntries(consumptions) {
   return consumptions.map(({ eventId, amount, timestamp }) => ['consume', eventId, amount, timestamp, null]);
 }
 
+/**
+ * Runs `call` (a tryConsume); a refusal names `method`, the call the request makes: with
+ * `queue` it is a submit, whose checks are tryConsume's (the same input, id and horizon rules).
+ */
+function tryConsumeAs(method, call) {
+  try {
+    return call();
+  } catch (error) {
+    if (method !== 'tryConsume' && typeof error?.message === 'string' && error.message.startsWith('tryConsume: ')) {
+      error.message = `${method}: ${error.message.slice('tryConsume: '.length)}`;
+    }
+    throw error;
+  }
+}
+
 /** POST consumptions: tryConsume, or submit when `queue` is set and it cannot be funded now. */
 function consumeUnguarded(state, input) {
   const { eventId, amount, timestamp, dryRun = false, queue = false } = input;
@@ -166,7 +181,9 @@ function consumeUnguarded(state, input) {
   const ledger = state.ledger;
   const wasQueued = state.queued.has(eventId);
   const before = ledger.consumptionCount;
-  const r = ledger.tryConsume(eventId, amount, timestamp, dryRun ? { dryRun: true } : undefined);
+  const r = tryConsumeAs(queue && !dryRun ? 'submit' : 'tryConsume', () =>
+    ledger.tryConsume(eventId, amount, timestamp, dryRun ? { dryRun: true } : undefined),
+  );
   const body = {
     eventId,
     accepted: r.accepted,

@@ -92,6 +92,11 @@ test('server.js: LEDGER_GRACE and LEDGER_CLEANUP_INTERVAL_MS run the job in a se
     );
     const late = await client.untilAnswered('POST', `${base}/consumptions`, { eventId: 'late', amount: 1, timestamp: 5 });
     assert.deepEqual([late.status, late.body.error.code], [409, 'BEFORE_HORIZON']);
+    assert.match(late.body.error.message, /^tryConsume: /);
+    // Queued, the call is a submit, and its refusal says so.
+    const queued = await client.untilAnswered('POST', `${base}/consumptions`, { eventId: 'late', amount: 1, timestamp: 5, queue: true });
+    assert.deepEqual([queued.status, queued.body.error.code], [409, 'BEFORE_HORIZON']);
+    assert.match(queued.body.error.message, /^submit: consumption "late" /);
     assert.deepEqual(await server.stop(), { code: 0, signal: null }, 'SIGTERM stops the job and the server cleanly');
   } finally {
     client.close();
