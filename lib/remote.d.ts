@@ -25,7 +25,7 @@ export type RemoteLedger = {
   fromJSON(snapshot: LedgerSnapshot | LedgerSnapshotV1 | string): Promise<void>;
 };
 
-/** A `Worker` (structurally: no DOM lib needed). */
+/** A `Worker` or a `MessagePort` (structurally: no DOM lib needed). */
 export interface LedgerWorker {
   postMessage(message: unknown): void;
   addEventListener(type: 'message' | 'error', listener: (event: any) => void): void;
@@ -35,5 +35,16 @@ export interface LedgerWorker {
   close?(): void;
 }
 
+/**
+ * A `Worker` of Node's `worker_threads` (structurally: no `@types/node` needed). When its
+ * thread exits, every waiting and later call rejects.
+ */
+export interface NodeLedgerWorker {
+  postMessage(message: unknown): void;
+  on(type: 'message' | 'error' | 'exit', listener: (value: any) => void): unknown;
+  /** Once called, every waiting and later call rejects (`connectLedger` wraps it). */
+  terminate?(): unknown;
+}
+
 /** Connects to the worker; calls may start at once, before the worker has loaded anything. */
-export declare function connectLedger(worker: LedgerWorker): RemoteLedger;
+export declare function connectLedger(worker: LedgerWorker | NodeLedgerWorker): RemoteLedger;

@@ -3,6 +3,7 @@
 // returned. The worker side is exposeLedger in worker.js. This module does not load
 // the WebAssembly module: only the worker does.
 import { LedgerError } from './errors.js';
+import { listen } from './message-target.js';
 
 let nextClient = 0;
 
@@ -19,7 +20,7 @@ export function connectLedger(worker) {
   const waiting = new Map();
   /** @type {Error | null} */
   let failed = null;
-  worker.addEventListener('message', (event) => {
+  listen(worker, 'message', (event) => {
     const reply = event.data;
     const call = reply !== null && typeof reply === 'object' ? waiting.get(reply.id) : undefined;
     if (!call) return;
@@ -56,7 +57,13 @@ export function connectLedger(worker) {
       // A frozen worker object: its calls wait as before.
     }
   }
-  worker.addEventListener('error', (event) => {
+  // A worker_threads Worker ends its thread on an uncaught error, and says so: 'exit'.
+  if (typeof worker.addEventListener !== 'function') {
+    listen(worker, 'exit', (code) => {
+      if (failed === null) fail(`exited (code ${code})`);
+    });
+  }
+  listen(worker, 'error', (event) => {
     if (failed !== null || probing) return;
     probing = true;
     const what = typeof event?.message === 'string' && event.message !== '' ? event.message : 'an error event';

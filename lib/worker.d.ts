@@ -16,6 +16,12 @@ export interface MessageScope {
   postMessage(message: unknown): void;
 }
 
+/** Node's `parentPort` of `worker_threads` as an EventEmitter (structurally: no `@types/node` needed). */
+export interface NodeMessageScope {
+  on(type: 'message', listener: (value: any) => void): unknown;
+  postMessage(message: unknown): void;
+}
+
 /**
  * Serves one ledger to the page, from now on: it listens at once, so no message posted
  * right after `new Worker()` is lost; each request waits for the module, and requests are
@@ -25,5 +31,5 @@ export interface MessageScope {
  */
 export declare function exposeLedger(
   loadLedger: () => Promise<{ GPULedger: typeof GPULedger; LedgerError: typeof LedgerError }>,
-  scope?: MessageScope,
+  scope?: MessageScope | NodeMessageScope,
 ): void;

@@ -15,6 +15,8 @@
 // Messages of another shape are left alone, so a worker may speak its own protocol beside
 // this one.
 
+import { listen } from './message-target.js';
+
 // Prototype members a request may not call: the constructor, and those that take
 // functions (a function cannot cross a message boundary).
 const NOT_REMOTE = new Set(['constructor', 'onPendingAccepted']);
@@ -46,7 +48,7 @@ export function exposeLedger(loadLedger, scope = globalThis) {
     throw new TypeError(`gpu-credit-ledger worker: no method ${JSON.stringify(method)}`);
   }
 
-  scope.addEventListener('message', (event) => {
+  listen(scope, 'message', (event) => {
     const request = event.data;
     if (!isRequest(request)) return;
     const reply = (message) => {
