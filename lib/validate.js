@@ -7,7 +7,7 @@ function describe(value) {
   if (typeof value === 'bigint') return `${value}n`;
   if (value === null || value === undefined) return String(value);
   if (typeof value === 'object') return Array.isArray(value) ? 'an array' : 'an object';
-  return String(value);
+  return Object.is(value, -0) ? '-0' : String(value); // String(-0) is '0', which the checks take
 }
 
 function utf8Bytes(text) {

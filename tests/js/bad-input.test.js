@@ -210,8 +210,9 @@ describe('boundary values that are valid', () => {
     expect(ledger.allocations('huge')).toBeNull();
   });
 
-  it('accepts negative zero as time zero', () => {
+  it('accepts negative zero as time zero, and names it as an amount it refuses', () => {
     expect(ledger.getBalance(-0)).toBe(ledger.getBalance(0));
+    expect(thrown(() => ledger.consume('z', -0, 1)).message).toBe('consume: amount must be an integer in [1, 2^53 - 1], got -0');
   });
 });
 
