@@ -5,10 +5,17 @@
 //   const { loadLedger } = require('gpu-credit-ledger');
 //   const { GPULedger, LedgerError } = await loadLedger();
 // It resolves to the very classes the ES module entries export (one module instance).
+const { explained } = require('./esm-import.cjs');
+
 let api;
 
 function loadLedger() {
-  api ??= import('./load.js').then((entry) => entry.loadLedger());
+  api ??= import('./load.js').then(
+    (entry) => entry.loadLedger(),
+    (error) => {
+      throw explained(error);
+    },
+  );
   return api;
 }
 

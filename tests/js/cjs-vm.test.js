@@ -1,0 +1,56 @@
+// The CommonJS entries where CommonJS runs in a VM context that cannot import() ES modules
+// (Jest without --experimental-vm-modules evaluates each file so): loadLedger() rejects
+// with an error that says what to do, instead of Node's bare "A dynamic import callback was
+// invoked without --experimental-vm-modules". With import() available they load as usual
+// (that they give the ES module entries' very classes, the consumer matrix checks in Node).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import vm from 'node:vm';
+import { describe, expect, it } from 'vitest';
+
+const require = createRequire(import.meta.url);
+
+// Evaluates a CommonJS file as a runner does: wrapped in a function compiled by vm, whose
+// import() calls `importModuleDynamically` (Jest passes one; without Node's flag, Node
+// refuses to call it).
+function evaluate(entry) {
+  const filename = require.resolve(entry);
+  const wrapper = vm.runInThisContext(
+    `(function (exports, require, module, __filename, __dirname) {${readFileSync(filename, 'utf8')}\n})`,
+    {
+      filename,
+      importModuleDynamically: (specifier) => import(specifier),
+    },
+  );
+  const module = { exports: {} };
+  wrapper(module.exports, createRequire(filename), module, filename, dirname(filename));
+  return module.exports;
+}
+
+describe('CommonJS entries without ES module support in the VM', () => {
+  for (const entry of ['gpu-credit-ledger', 'gpu-credit-ledger/wasm-file']) {
+    it(`${entry}: loadLedger() says to run Jest with --experimental-vm-modules`, async () => {
+      const error = await evaluate(entry)
+        .loadLedger()
+        .then(
+          () => null,
+          (caught) => caught,
+        );
+      expect(error?.message).toBe(
+        'gpu-credit-ledger is ES modules, and this CommonJS environment cannot import() them: under Jest, run it with NODE_OPTIONS=--experimental-vm-modules (README, "Other setups")',
+      );
+      expect(error.cause.code).toBe('ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING_FLAG');
+    });
+  }
+
+  it('with import() available, they load as usual', async () => {
+    for (const entry of ['gpu-credit-ledger', 'gpu-credit-ledger/wasm-file']) {
+      const { GPULedger: Ledger } = await require(entry).loadLedger();
+      const ledger = new Ledger();
+      ledger.addGrant('g1', 100, 0, 10);
+      expect([ledger.consume('c1', 80, 6), ledger.getBalance(6)]).toEqual([true, 20]);
+      ledger.dispose();
+    }
+  });
+});
