@@ -4,9 +4,10 @@
 // an Int32Array; each event is applied exactly as its single call would apply it. Events
 // come as objects (BatchRun: applyBatch, fromJSON) or as columns already in that shape
 // (runColumns: applyColumns), which are copied in whole.
+import { Utf8Decoder, Utf8Encoder } from './text.js';
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true }); // ids may start with U+FEFF
+const encoder = new Utf8Encoder();
+const decoder = new Utf8Decoder('utf-8', { ignoreBOM: true }); // ids may start with U+FEFF
 
 // Event kinds as WasmLedger::BatchKind numbers them.
 export const BATCH_GRANT = 0;

@@ -1,6 +1,7 @@
 // The core's rules as the WebAssembly module states them (cpp/bindings/core_table.cpp):
 // every status code, reject reason and limit the package uses comes from here, so each
 // is written once, in C++ (cpp/include/gpu_credit_ledger/ledger.h).
+import { Utf8Decoder } from './text.js';
 
 /**
  * Reads the table once per module from its JSON text, NUL-terminated at `address` in
@@ -12,7 +13,7 @@
  */
 export function readCoreTable(heap, address) {
   const end = heap.indexOf(0, address);
-  const table = JSON.parse(new TextDecoder().decode(heap.subarray(address, end)));
+  const table = JSON.parse(new Utf8Decoder().decode(heap.subarray(address, end)));
   return Object.freeze({
     Status: Object.freeze({ ...table.status }),
     REJECT_REASONS: Object.freeze([...table.rejectReasons]),

@@ -4,10 +4,12 @@
 // through a Float64Array view, where an id's slot holds the id's length in UTF-16 units
 // (-1 for null), and its ids, decoded from UTF-8 at once, in the order their slots come.
 // Each returns the type lib/index.d.ts declares for it (checked by tsconfig.lib.json).
+import { Utf8Decoder } from './text.js';
+
 /** @typedef {import('./index.js').Allocation} Allocation */
 
 // ignoreBOM: an id may start with U+FEFF, which a default decoder drops as a byte-order mark.
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const decoder = new Utf8Decoder('utf-8', { ignoreBOM: true });
 
 // Past this many bytes a result's ids are decoded a window at a time: one string of all
 // of them could pass the longest string V8 makes (2^29 - 24 characters), which a snapshot

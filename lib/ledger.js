@@ -3,6 +3,7 @@
 // through the plain exports of cpp/bindings/wasm_bindings.cpp), turns a status code into
 // an error (lib/status.js) and a result from the ledger's result buffer into objects
 // (lib/decode.js). Nothing reaches WASM unchecked, and no error is thrown after a change.
+import { Utf8Decoder, Utf8Encoder } from './text.js';
 import { BATCH_CONSUME, BATCH_GRANT, BATCH_SKIP, BatchRun, CHUNK, COLUMN_FAILED, runColumns } from './batch.js';
 import { readCoreTable } from './core-table.js';
 import {
@@ -24,8 +25,8 @@ import { checkSnapshot, makeEntryReaders, parseSnapshot, readSnapshotHead, refus
 import { makeStatusErrors } from './status.js';
 import { isWellFormed, makeChecks, maxSafeText } from './validate.js';
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true }); // ids may start with U+FEFF
+const encoder = new Utf8Encoder();
+const decoder = new Utf8Decoder('utf-8', { ignoreBOM: true }); // ids may start with U+FEFF
 
 // applyColumns' columns and their types.
 const COLUMN_TYPES = Object.entries({

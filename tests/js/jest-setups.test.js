@@ -1,8 +1,9 @@
-// The CommonJS entries where CommonJS runs in a VM context that cannot import() ES modules
+// Jest's setups. The CommonJS entries where CommonJS runs in a VM context that cannot import() ES modules
 // (Jest without --experimental-vm-modules evaluates each file so): loadLedger() rejects
 // with an error that says what to do, instead of Node's bare "A dynamic import callback was
 // invoked without --experimental-vm-modules". With import() available they load as usual
 // (that they give the ES module entries' very classes, the consumer matrix checks in Node).
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
@@ -10,6 +11,7 @@ import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 
 const require = createRequire(import.meta.url);
+const packageRoot = dirname(require.resolve('gpu-credit-ledger/package.json'));
 
 // Evaluates a CommonJS file as a runner does: wrapped in a function compiled by vm, whose
 // import() calls `importModuleDynamically` (Jest passes one; without Node's flag, Node
@@ -53,4 +55,23 @@ describe('CommonJS entries without ES module support in the VM', () => {
       ledger.dispose();
     }
   });
+});
+
+// Jest's jsdom environment has no TextEncoder or TextDecoder: the package then takes
+// Node's, from node:util (a fresh process, so that the globals are gone before it loads).
+describe('a global scope without TextEncoder and TextDecoder', () => {
+  for (const entry of ['gpu-credit-ledger', 'gpu-credit-ledger/wasm-file']) {
+    it(`${entry} loads and round-trips non-ASCII ids`, () => {
+      const script = `
+        delete globalThis.TextEncoder;
+        delete globalThis.TextDecoder;
+        const entry = await import(${JSON.stringify(entry)});
+        const { GPULedger } = entry.GPULedger ? entry : await entry.loadLedger();
+        const ledger = new GPULedger();
+        ledger.addGrant('gé', 100, 0, 10);
+        console.log(JSON.stringify([ledger.consume('c—1', 80, 6), ledger.getBalance(6), ledger.allocations('c—1'), typeof TextEncoder]));`;
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: packageRoot, encoding: 'utf8' });
+      expect(JSON.parse(out)).toEqual([true, 20, [{ grantId: 'gé', amount: 80 }], 'undefined']);
+    });
+  }
 });
