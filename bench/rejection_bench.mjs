@@ -85,7 +85,7 @@ function measure(Ledger, n) {
   return out;
 }
 
-const runs = await builds(GPULedger, 'after');
+const runs = await builds(GPULedger, 'now');
 
 console.log('\nA backdated call the chain rejects (fact 8), per call in ms');
 console.log(
@@ -110,10 +110,10 @@ for (const n of sizes) {
   }
 }
 if (runs.length > 1) {
-  console.log('\nbefore / after (median retries)');
+  console.log('\nbefore / now (median retries)');
   for (const n of sizes) {
     const b = results[`before ${n}`];
-    const a = results[`after ${n}`];
+    const a = results[`now ${n}`];
     const ratio = (key) => pad(`${(b[key] / a[key]).toFixed(0)}x`, 8);
     console.log(
       `${pad(n, 7)}  consume retry ${ratio('consume retry')}  after write ${ratio('consume after write')}` +

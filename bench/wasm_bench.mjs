@@ -1,10 +1,16 @@
 // WASM half of `npm run bench`: replays the workloads that gcl_bench wrote, through the
 // public package API (validation and the bindings included), and prints them beside the native
 // figures of the same run.   node bench/wasm_bench.mjs OUT_DIR
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { GPULedger } from 'gpu-credit-ledger';
 
 const outDir = process.argv[2];
+if (outDir === undefined || !existsSync(`${outDir}/native.json`)) {
+  console.error(
+    `usage: node bench/wasm_bench.mjs OUT_DIR, where OUT_DIR/native.json and the workloads are what \`npm run bench\` writes (build/bench/out); ${outDir === undefined ? 'no OUT_DIR given' : `${outDir}/native.json does not exist: run npm run bench first`}`,
+  );
+  process.exit(2);
+}
 const native = JSON.parse(readFileSync(`${outDir}/native.json`, 'utf8'));
 
 function loadOps(file) {
