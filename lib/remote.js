@@ -36,7 +36,7 @@ export function connectLedger(worker) {
   // PROBE_MS, every call, waiting or later, is rejected with that failure.
   let probing = false;
   const fail = (why) => {
-    failed = new Error(`gpu-credit-ledger worker ${why}; no call reaches its ledger`);
+    failed ??= new Error(`gpu-credit-ledger worker ${why}; no call reaches its ledger`); // the first cause stays
     for (const call of waiting.values()) call.reject(failed);
     waiting.clear();
   };

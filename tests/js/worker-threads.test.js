@@ -52,6 +52,16 @@ describe('worker protocol over worker_threads', () => {
     expect((await rejection(remote.getBalance(0))).message).toMatch(/terminated/);
   });
 
+  it("a thread's uncaught error ends it: later calls reject with its exit, not after a probe", async () => {
+    const thread = start('throw');
+    const remote = connectLedger(thread);
+    expect(await remote.getBalance(0)).toBe(0);
+    const exited = new Promise((resolve) => thread.once('exit', resolve));
+    expect(await exited).toBe(1);
+    const error = await rejection(remote.getBalance(0));
+    expect(error.message).toBe('gpu-credit-ledger worker exited (code 1); no call reaches its ledger');
+  });
+
   it('a thread that exits by itself fails the calls at once, not after a probe', async () => {
     const remote = connectLedger(start('exit'));
     const started = performance.now();
