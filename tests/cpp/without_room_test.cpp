@@ -41,18 +41,27 @@ State stateOf(const gcl::Ledger& ledger) {
   return state;
 }
 
-TEST(WithoutRoom, AnswersWhatTheCallWouldAnswerWhenItChangesNothing) {
-  int unchangedConsumptions = 0;
-  int unchangedQueued = 0;
-  int unchangedGrants = 0;
-  int refusals = 0;
-  int run = 0;
+// Runs body(seed, uniform) for seeds 1 to 200 until a test fails; uniform(lo, hi) draws
+// from the seed's generator.
+template <typename Body>
+void forEachSeed(Body body) {
   for (uint32_t seed = 1; seed <= 200 && !::testing::Test::HasFailure(); ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 random(seed);
     auto uniform = [&](int64_t lo, int64_t hi) {
       return std::uniform_int_distribution<int64_t>(lo, hi)(random);
     };
+    body(seed, uniform);
+  }
+}
+
+TEST(WithoutRoom, AnswersWhatTheCallWouldAnswerWhenItChangesNothing) {
+  int unchangedConsumptions = 0;
+  int unchangedQueued = 0;
+  int unchangedGrants = 0;
+  int refusals = 0;
+  int run = 0;
+  forEachSeed([&](uint32_t seed, auto& uniform) {
     gcl::Ledger ledger;
     if (seed % 5 == 0) {
       gcl::CompactResult compacted;
@@ -113,7 +122,7 @@ TEST(WithoutRoom, AnswersWhatTheCallWouldAnswerWhenItChangesNothing) {
         ++run;
       }
     }
-  }
+  });
   EXPECT_GT(unchangedConsumptions, 500);
   EXPECT_GT(unchangedQueued, 100);
   EXPECT_GT(unchangedGrants, 300);
@@ -129,12 +138,7 @@ TEST(WithoutRoom, AnswersGrantChangesCompactAndPreviewsThatNeedNoRoom) {
   int unchanged = 0;
   int answered = 0;
   int run = 0;
-  for (uint32_t seed = 1; seed <= 200 && !::testing::Test::HasFailure(); ++seed) {
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    std::mt19937 random(seed);
-    auto uniform = [&](int64_t lo, int64_t hi) {
-      return std::uniform_int_distribution<int64_t>(lo, hi)(random);
-    };
+  forEachSeed([&](uint32_t, auto& uniform) {
     gcl::Ledger ledger;
     for (int step = 0; step < 120 && !::testing::Test::HasFailure(); ++step) {
       const int64_t k = uniform(0, 8);
@@ -212,7 +216,7 @@ TEST(WithoutRoom, AnswersGrantChangesCompactAndPreviewsThatNeedNoRoom) {
         ++(answer != Status::kOk ? refusals : run);
       }
     }
-  }
+  });
   EXPECT_GT(refusals, 2000);
   EXPECT_GT(unchanged, 500);
   EXPECT_GT(answered, 300);

@@ -25,6 +25,16 @@ export function thrown(fn) {
   throw new Error('expected the call to throw, it returned normally');
 }
 
+// Awaits promise and returns its rejection (failing the test if it resolved).
+export async function rejection(promise) {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to reject, it resolved');
+}
+
 // Runs fn and returns { value } or { error }, so two ledgers can be compared.
 export function outcome(fn) {
   try {

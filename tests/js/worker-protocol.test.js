@@ -8,7 +8,7 @@ import { loadLedger } from 'gpu-credit-ledger/load';
 import { exposeLedger } from 'gpu-credit-ledger/worker';
 import { connectLedger } from 'gpu-credit-ledger/remote';
 import { SEED_EXAMPLE_1, runSeed, seedResults } from './fixtures/seed.js';
-import { mulberry32 } from './helpers.js';
+import { mulberry32, rejection } from './helpers.js';
 
 const channels = [];
 afterEach(() => {
@@ -35,15 +35,6 @@ function deferred() {
     resolve = done;
   });
   return { promise, resolve };
-}
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to reject, it resolved');
 }
 
 describe('worker protocol', () => {

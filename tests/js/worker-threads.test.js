@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LedgerError } from 'gpu-credit-ledger';
 import { connectLedger } from 'gpu-credit-ledger/remote';
 import { SEED_EXAMPLE_1, runSeed, seedResults } from './fixtures/seed.js';
+import { rejection } from './helpers.js';
 
 const threads = [];
 afterEach(async () => {
@@ -17,15 +18,6 @@ function start(scope) {
   const thread = new Worker(new URL('./fixtures/ledger-thread.mjs', import.meta.url), { workerData: { scope } });
   threads.push(thread);
   return thread;
-}
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('worker protocol over worker_threads', () => {
