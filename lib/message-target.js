@@ -3,8 +3,21 @@
 // EventEmitter of Node's worker_threads (a Worker, or a port given as { on, postMessage }:
 // the listener gets the message itself, an error its Error), given the same shape here.
 
+/** Whether `target` can carry the protocol: postMessage, and addEventListener or on. */
+export function isMessageTarget(target) {
+  return (
+    target !== null &&
+    (typeof target === 'object' || typeof target === 'function') &&
+    typeof target.postMessage === 'function' &&
+    (typeof target.addEventListener === 'function' || typeof target.on === 'function')
+  );
+}
+
+/** Whether `target` is an EventEmitter (Node's worker_threads) rather than an EventTarget. */
+export const isEmitter = (target) => typeof target.addEventListener !== 'function';
+
 /** Adds `listener` for `type` ('message', 'error' or, Node's, 'exit') to `target`. */
 export function listen(target, type, listener) {
-  if (typeof target.addEventListener === 'function') target.addEventListener(type, listener);
+  if (!isEmitter(target)) target.addEventListener(type, listener);
   else target.on(type, type === 'message' ? (data) => listener({ data }) : listener);
 }

@@ -3,7 +3,7 @@
 // returned. The worker side is exposeLedger in worker.js. This module does not load
 // the WebAssembly module: only the worker does.
 import { LedgerError } from './errors.js';
-import { listen } from './message-target.js';
+import { isEmitter, isMessageTarget, listen } from './message-target.js';
 
 let nextClient = 0;
 
@@ -12,6 +12,11 @@ const PROBE_MS = 10_000;
 
 /** Connects to a worker that called exposeLedger; returns the remote ledger. */
 export function connectLedger(worker) {
+  if (!isMessageTarget(worker)) {
+    throw new TypeError(
+      'connectLedger: worker must be a Worker, a MessagePort or a worker_threads Worker (postMessage, and addEventListener or on)',
+    );
+  }
   // Request ids unique to this client, so that several clients may share one worker and
   // each takes only its own replies: a number per client of this module, and a random part
   // for clients of another copy of it (another bundle on the same page).
@@ -35,8 +40,9 @@ export function connectLedger(worker) {
   // does. Its reply comes after those of every call sent before it; with none within
   // PROBE_MS, every call, waiting or later, is rejected with that failure.
   let probing = false;
-  const fail = (why) => {
-    failed ??= new Error(`gpu-credit-ledger worker ${why}; no call reaches its ledger`); // the first cause stays
+  const fail = (why, cause = undefined) => {
+    // The first cause stays.
+    failed ??= new Error(`gpu-credit-ledger worker ${why}; no call reaches its ledger`, cause && { cause });
     for (const call of waiting.values()) call.reject(failed);
     waiting.clear();
   };
@@ -57,11 +63,19 @@ export function connectLedger(worker) {
       // A frozen worker object: its calls wait as before.
     }
   }
-  // A worker_threads Worker ends its thread on an uncaught error, and says so: 'exit'.
-  if (typeof worker.addEventListener !== 'function') {
-    listen(worker, 'exit', (code) => {
-      if (failed === null) fail(`exited (code ${code})`);
+  // A worker_threads Worker ends its thread on an uncaught error ('error', with the Error)
+  // and says so ('exit'); listening to 'error' keeps Node from printing it, so the calls'
+  // rejection carries it (message and cause).
+  if (isEmitter(worker)) {
+    let uncaught;
+    listen(worker, 'error', (error) => {
+      uncaught ??= error;
     });
+    listen(worker, 'exit', (code) => {
+      const what = typeof uncaught?.message === 'string' ? `, after an uncaught error: ${uncaught.message}` : '';
+      fail(`exited (code ${code})${what}`, uncaught);
+    });
+    return remoteLedger(call);
   }
   listen(worker, 'error', (event) => {
     if (failed !== null || probing) return;
@@ -110,6 +124,11 @@ export function connectLedger(worker) {
     });
   }
 
+  return remoteLedger(call);
+}
+
+// The remote ledger: each method is call(name, args).
+function remoteLedger(call) {
   return new Proxy(Object.create(null), {
     get(_, name) {
       // `then` stays undefined so that the proxy is not mistaken for a promise.

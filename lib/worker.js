@@ -15,7 +15,7 @@
 // Messages of another shape are left alone, so a worker may speak its own protocol beside
 // this one.
 
-import { listen } from './message-target.js';
+import { isMessageTarget, listen } from './message-target.js';
 
 // Prototype members a request may not call: the constructor, and those that take
 // functions (a function cannot cross a message boundary).
@@ -28,6 +28,11 @@ const NOT_REMOTE = new Set(['constructor', 'onPendingAccepted']);
 export function exposeLedger(loadLedger, scope = globalThis) {
   if (typeof loadLedger !== 'function') {
     throw new TypeError('exposeLedger: pass the loadLedger function of gpu-credit-ledger/load or gpu-credit-ledger/wasm-file');
+  }
+  if (!isMessageTarget(scope)) {
+    throw new TypeError(
+      "exposeLedger: scope must have postMessage and addEventListener or on (a worker's global scope, a MessagePort; in Node's worker_threads, pass parentPort)",
+    );
   }
   const classes = Promise.resolve().then(() => loadLedger()); // loads at once; a throw becomes a rejection
   classes.catch(() => {}); // a failed load is reported to each request instead

@@ -74,4 +74,16 @@ describe('a global scope without TextEncoder and TextDecoder', () => {
       expect(JSON.parse(out)).toEqual([true, 20, [{ grantId: 'gé', amount: 80 }], 'undefined']);
     });
   }
+
+  it('without them and without node:util to take them from (Node before 20.16), loading says so', () => {
+    const script = `
+      delete globalThis.TextEncoder;
+      delete globalThis.TextDecoder;
+      delete process.getBuiltinModule;
+      try { await import('gpu-credit-ledger'); console.log('loaded'); } catch (error) { console.log(error.message); }`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: packageRoot, encoding: 'utf8' });
+    expect(out.trim()).toBe(
+      "gpu-credit-ledger needs TextEncoder, which this environment lacks: give it Node's (require('node:util').TextEncoder) or run Node >= 20.16",
+    );
+  });
 });

@@ -1,7 +1,7 @@
 // The worker protocol over Node's worker_threads: connectLedger on a worker_threads
 // Worker (an EventEmitter, not an EventTarget), exposeLedger on parentPort or on its
 // EventEmitter side; the seed example, errors with their class and code, and calls that
-// reject once the thread is terminated or exits.
+// reject once the thread is terminated or exits, with its uncaught error.
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LedgerError } from 'gpu-credit-ledger';
@@ -51,7 +51,24 @@ describe('worker protocol over worker_threads', () => {
     const exited = new Promise((resolve) => thread.once('exit', resolve));
     expect(await exited).toBe(1);
     const error = await rejection(remote.getBalance(0));
-    expect(error.message).toBe('gpu-credit-ledger worker exited (code 1); no call reaches its ledger');
+    expect(error.message).toBe('gpu-credit-ledger worker exited (code 1), after an uncaught error: boom; no call reaches its ledger');
+    expect(error.cause?.message).toBe('boom');
+  });
+
+  it('refuses what cannot carry the protocol, saying what it takes', async () => {
+    for (const worker of [undefined, {}, { postMessage() {} }]) {
+      expect(() => connectLedger(worker)).toThrow(
+        new TypeError(
+          'connectLedger: worker must be a Worker, a MessagePort or a worker_threads Worker (postMessage, and addEventListener or on)',
+        ),
+      );
+    }
+    // The Web Worker example as it is, in a worker_threads thread: no scope given.
+    const remote = connectLedger(start('no-scope'));
+    const error = await rejection(remote.getBalance(0));
+    expect(error.message).toMatch(
+      /^gpu-credit-ledger worker exited \(code 1\), after an uncaught error: exposeLedger: scope must have postMessage/,
+    );
   });
 
   it('a thread that exits by itself fails the calls at once, not after a probe', async () => {
