@@ -153,15 +153,16 @@ function letInEntries(consumptions) {
 }
 
 /**
- * Runs `call` (a tryConsume); a refusal names `method`, the call the request makes: with
- * `queue` it is a submit, whose checks are tryConsume's (the same input, id and horizon rules).
+ * Runs `call` (a tryConsume) for a queued consumption: the call the request makes is a
+ * submit, whose checks are tryConsume's (the same input, id and horizon rules), so a
+ * refusal names submit.
  */
-function tryConsumeAs(method, call) {
+function asSubmit(call) {
   try {
     return call();
   } catch (error) {
-    if (method !== 'tryConsume' && typeof error?.message === 'string' && error.message.startsWith('tryConsume: ')) {
-      error.message = `${method}: ${error.message.slice('tryConsume: '.length)}`;
+    if (typeof error?.message === 'string' && error.message.startsWith('tryConsume: ')) {
+      error.message = `submit: ${error.message.slice('tryConsume: '.length)}`;
     }
     throw error;
   }
@@ -181,9 +182,8 @@ function consumeUnguarded(state, input) {
   const ledger = state.ledger;
   const wasQueued = state.queued.has(eventId);
   const before = ledger.consumptionCount;
-  const r = tryConsumeAs(queue && !dryRun ? 'submit' : 'tryConsume', () =>
-    ledger.tryConsume(eventId, amount, timestamp, dryRun ? { dryRun: true } : undefined),
-  );
+  const tryConsume = () => ledger.tryConsume(eventId, amount, timestamp, dryRun ? { dryRun: true } : undefined);
+  const r = queue && !dryRun ? asSubmit(tryConsume) : tryConsume();
   const body = {
     eventId,
     accepted: r.accepted,

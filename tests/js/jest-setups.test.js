@@ -59,29 +59,30 @@ describe('CommonJS entries without ES module support in the VM', () => {
 
 // Jest's jsdom environment has no TextEncoder or TextDecoder: the package then takes
 // Node's, from node:util (a fresh process, so that the globals are gone before it loads).
+// Runs `body` (ES module code) in a fresh Node process, in the package's folder, after
+// deleting the TextEncoder and TextDecoder globals; returns what it printed.
+function withoutTextGlobals(body) {
+  const script = `delete globalThis.TextEncoder;\ndelete globalThis.TextDecoder;\n${body}`;
+  return execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: packageRoot, encoding: 'utf8' });
+}
+
 describe('a global scope without TextEncoder and TextDecoder', () => {
   for (const entry of ['gpu-credit-ledger', 'gpu-credit-ledger/wasm-file']) {
     it(`${entry} loads and round-trips non-ASCII ids`, () => {
-      const script = `
-        delete globalThis.TextEncoder;
-        delete globalThis.TextDecoder;
+      const out = withoutTextGlobals(`
         const entry = await import(${JSON.stringify(entry)});
         const { GPULedger } = entry.GPULedger ? entry : await entry.loadLedger();
         const ledger = new GPULedger();
         ledger.addGrant('gé', 100, 0, 10);
-        console.log(JSON.stringify([ledger.consume('c—1', 80, 6), ledger.getBalance(6), ledger.allocations('c—1'), typeof TextEncoder]));`;
-      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: packageRoot, encoding: 'utf8' });
+        console.log(JSON.stringify([ledger.consume('c—1', 80, 6), ledger.getBalance(6), ledger.allocations('c—1'), typeof TextEncoder]));`);
       expect(JSON.parse(out)).toEqual([true, 20, [{ grantId: 'gé', amount: 80 }], 'undefined']);
     });
   }
 
   it('without them and without node:util to take them from (Node before 20.16), loading says so', () => {
-    const script = `
-      delete globalThis.TextEncoder;
-      delete globalThis.TextDecoder;
+    const out = withoutTextGlobals(`
       delete process.getBuiltinModule;
-      try { await import('gpu-credit-ledger'); console.log('loaded'); } catch (error) { console.log(error.message); }`;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: packageRoot, encoding: 'utf8' });
+      try { await import('gpu-credit-ledger'); console.log('loaded'); } catch (error) { console.log(error.message); }`);
     expect(out.trim()).toBe(
       "gpu-credit-ledger needs TextEncoder, which this environment lacks: give it Node's (require('node:util').TextEncoder) or run Node >= 20.16",
     );
