@@ -37,9 +37,14 @@ if (process.argv[2] === '--child') {
 
 // `dir`: a package directory to load instead of this one ('' for this package).
 async function child(kind, file, dir) {
-  const entry = (name) =>
-    dir ? pathToFileURL(join(dir, 'lib', `${name}.js`)).href : `gpu-credit-ledger${name === 'index' ? '' : `/${name}`}`;
   const { readFileSync } = await import('node:fs');
+  // An entry of the package in `dir` by the file its exports map names (ES module import).
+  const entryFile = (name) => {
+    const target = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).exports[name === 'index' ? '.' : `./${name}`];
+    const esm = target.import ?? target.default ?? target;
+    return join(dir, typeof esm === 'string' ? esm : esm.default);
+  };
+  const entry = (name) => (dir ? pathToFileURL(entryFile(name)).href : `gpu-credit-ledger${name === 'index' ? '' : `/${name}`}`);
   let prepared;
   let parse = 0;
   if (kind === 'calls') {

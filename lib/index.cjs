@@ -10,7 +10,7 @@ const { explained } = require('./esm-import.cjs');
 let api;
 
 function loadLedger() {
-  api ??= import('./load.js').then(
+  api ??= import('../dist/gpu_credit_ledger_wasm.mjs').then(
     (entry) => entry.loadLedger(),
     (error) => {
       throw explained(error);

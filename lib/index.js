@@ -1,7 +1,6 @@
-import { loadLedger } from '../dist/gpu_credit_ledger_wasm.mjs';
+import { loadLedger, LedgerError } from '../dist/gpu_credit_ledger_wasm.mjs';
 
 const api = await loadLedger();
 
 export const { GPULedger } = api;
-export { LedgerError } from './errors.js';
-export { loadLedger };
+export { LedgerError, loadLedger };

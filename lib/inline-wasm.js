@@ -2,8 +2,8 @@
 // and base64-encoded, so that one import works everywhere with no file to locate.
 // Decoding it takes the fastest way the platform has. scripts/inline-wasm.mjs bundles this
 // file with what it imports into dist/gpu_credit_ledger_wasm.mjs, which the main entry
-// (lib/index.js) and gpu-credit-ledger/load (lib/load.js) import: the main entry directly,
-// since each module more costs Node's loader about a millisecond on a cold start.
+// (lib/index.js) and gpu-credit-ledger/load (lib/load.js) import, LedgerError included:
+// each module file more costs Node's loader 1.5-2 ms on a cold start.
 import { wasmGzipBase64, wasmSize, wasmSample } from '../dist/gpu_credit_ledger_inline.mjs';
 import { instantiateWasm } from './instantiate.js';
 import { sampleHash } from './sample-hash.js';
@@ -31,8 +31,6 @@ async function gunzipWith(bytes, platform) {
   const { gunzip } = await import('./inflate.js');
   return gunzip(bytes);
 }
-
-export { wasmGzipBase64 };
 
 // The file the package ships beside this module (dist/gpu_credit_ledger.wasm, the
 // wasm-file entry's binary). Not named by `new URL('…', import.meta.url)`: bundlers would

@@ -12,7 +12,7 @@ row() { # label, file
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The inlined binary as it sits in the main module (base64 of gzip).
-node -e "import('./dist/gpu_credit_ledger_wasm.mjs').then((m) => process.stdout.write(m.wasmGzipBase64))" >"$tmp/payload.b64"
+node -e "import('./dist/gpu_credit_ledger_inline.mjs').then((m) => process.stdout.write(m.wasmGzipBase64))" >"$tmp/payload.b64"
 echo "module sizes, $(date -u '+%Y-%m-%d %H:%M UTC')"
 row 'dist/gpu_credit_ledger_wasm.mjs (main module: binary, classes)' dist/gpu_credit_ledger_wasm.mjs
 row '  of which the inlined binary (base64 of gzip)' "$tmp/payload.b64"

@@ -59,7 +59,7 @@ export const cells = [
   },
   {
     name: 'vite-dev-main',
-    fixture: 'vite-main', // the same app, under `vite` dev: the main module's bundle and lib/errors.js served apart
+    fixture: 'vite-main', // the same app, under `vite` dev: the main module's bundle, lib/index.js and the other entries served apart
     kind: 'vite-dev',
     shared: ['seed.js'],
     expect: { main: SEED },

@@ -2,7 +2,9 @@
 // in the main module (dist/gpu_credit_ledger_wasm.mjs, lib/inline-wasm.js bundled by
 // scripts/inline-wasm.mjs). It must decode to exactly the separate .wasm file on every
 // path lib/inline-wasm.js can take (Node's zlib, DecompressionStream, lib/inflate.js),
-// and the module it instantiates must answer like the main entry. In Node the module
+// and the module it instantiates must answer like the main entry (the decoding paths are
+// taken from dist/gpu_credit_ledger_wasm_internals.mjs, the same bundle with them
+// exported, beside the .wasm file as the main module is). In Node the module
 // reads the package's .wasm file instead when it is this build's, and only then. The main module
 // imports lib/inflate.js dynamically, on the last path only. lib/inflate.js is held
 // to zlib on stored, fixed-Huffman and dynamic-Huffman blocks, and refuses corrupt input.
@@ -13,7 +15,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { GPULedger as MainLedger, LedgerError } from 'gpu-credit-ledger';
 import { gunzip } from '../../lib/inflate.js';
-import { inlinedWasm, instantiateInlined } from '../../dist/gpu_credit_ledger_wasm.mjs';
+import { inlinedWasm, instantiateInlined } from '../../dist/gpu_credit_ledger_wasm_internals.mjs';
 import { SEED_EXAMPLE_1, seedOutcome, seedResults } from './fixtures/seed.js';
 import { mulberry32 } from './helpers.js';
 
