@@ -265,6 +265,21 @@ describe('snapshots', () => {
     ledger.dispose();
   });
 
+  it('counts an own enumerable field whatever its value: undefined, a function, a toJSON method', () => {
+    const grant = base().grants[0];
+    for (const [name, value] of [
+      ['note', undefined],
+      ['note', () => 1],
+      ['toJSON', () => grant],
+    ]) {
+      const doc = { ...base(), grants: [{ ...grant, [name]: value }, ...base().grants.slice(1)] };
+      expect(thrown(() => GPULedger.fromJSON(doc)).message).toBe(`fromJSON: grants[0] has unknown field "${name}"`);
+      const fromText = GPULedger.fromJSON(JSON.stringify(doc)); // the text JSON.stringify writes has no such field
+      expect(fromText.toJSON()).toEqual(base());
+      fromText.dispose();
+    }
+  });
+
   it('names the grant that brings the total above 2^53 - 1', () => {
     const doc = {
       ...base(),
