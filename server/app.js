@@ -3,7 +3,7 @@
 // server.js reads the environment and starts it; tests call buildApp directly.
 import { STATUS_CODES } from 'node:http';
 import Fastify, { LogController } from 'fastify';
-import cors from './plugins/external/cors.js';
+import cors, { EXPOSED_HEADERS } from './plugins/external/cors.js';
 import metrics from './plugins/external/metrics.js';
 import swagger from './plugins/external/swagger.js';
 import rateLimit from './plugins/external/rate-limit.js';
@@ -23,35 +23,68 @@ export const BODY_LIMIT = 1024 * 1024;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 // What Node's HTTP parser refuses before any route runs (a request line and headers over
-// 16 KiB, bytes that are not HTTP, a request too slow to arrive), in the API's error body.
-function clientError(error, socket) {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy(error);
-    return;
-  }
-  const [status, code, message] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'HEADERS_TOO_LARGE', 'the request line and headers are over 16 KiB (a path parameter is at most 4096 characters)']
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'REQUEST_TIMEOUT', 'the request took too long to arrive']
-        : [400, 'INVALID_ARGUMENT', 'the request is not valid HTTP/1.1'];
-  const body = JSON.stringify({ error: { code, message } });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+// 16 KiB, bytes that are not HTTP, a request too slow to arrive), in the API's error body,
+// with the cross-origin headers every other answer carries (plugins/external/cors.js): for
+// a list of origins, the request's Origin header when the bytes received hold it and it is
+// one of them.
+function clientErrorHandler(corsOrigins) {
+  return (error, socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy(error);
+      return;
+    }
+    const [status, code, message] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'HEADERS_TOO_LARGE', 'the request line and headers are over 16 KiB (a path parameter is at most 4096 characters)']
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'REQUEST_TIMEOUT', 'the request took too long to arrive']
+          : [400, 'INVALID_ARGUMENT', 'the request is not valid HTTP/1.1'];
+    const body = JSON.stringify({ error: { code, message } });
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${crossOriginHeaders(corsOrigins, error.rawPacket)}` +
+        `Content-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  };
+}
+
+function crossOriginHeaders(corsOrigins, rawPacket) {
+  if (corsOrigins === 'off') return '';
+  const expose = `Access-Control-Expose-Headers: ${EXPOSED_HEADERS.join(', ')}\r\n`;
+  if (corsOrigins === '*') return `Access-Control-Allow-Origin: *\r\n${expose}`;
+  const origin = Buffer.isBuffer(rawPacket) ? /\r\norigin:[ \t]*([^\r\n]*?)[ \t]*\r\n/i.exec(rawPacket.toString('latin1'))?.[1] : undefined;
+  const vary = 'Vary: Origin\r\n';
+  return origin !== undefined && corsOrigins.includes(origin) ? `Access-Control-Allow-Origin: ${origin}\r\n${expose}${vary}` : vary;
 }
 
 // Every number of the API is an integer, and JSON.parse rounds: 9007199254740990.5 and
 // 1.0000000000000001 parse to integers the client did not send. The first number token
-// (outside strings) whose decimal value is not an integer but parses to one, or null.
+// (outside strings) whose decimal value is not an integer but parses to one, with the
+// field it is the value of (as the schema's messages name fields: body.events[1].amount),
+// or null. `text` is any text: what is not JSON is left to the JSON parser.
 export function nonIntegerNumber(text) {
   if (!/\d[.eE]/.test(text)) return null; // no number with a fraction or an exponent (most bodies)
   const token = /-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?/y;
+  // Per open container, where the scan is in it: an array's index, or the span of the
+  // object's latest key in `text` (decoded only for the message).
+  const path = [];
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
+      const open = i;
       for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+      const top = path.at(-1);
+      if (top?.keyNext) path[path.length - 1] = { key: [open, i + 1] };
+    } else if (c === 0x7b) {
+      path.push({ keyNext: true });
+    } else if (c === 0x5b) {
+      path.push({ index: 0 });
+    } else if (c === 0x7d || c === 0x5d) {
+      path.pop();
+    } else if (c === 0x2c) {
+      const top = path.at(-1);
+      if (top?.index !== undefined) top.index++;
+      else if (top !== undefined) path[path.length - 1] = { keyNext: true };
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       token.lastIndex = i;
       const match = token.exec(text);
@@ -63,11 +96,30 @@ export function nonIntegerNumber(text) {
       const point = integer.length + Number(exponent);
       // (A fraction that survives parsing, like 1.5, is left to the route's schema, whose
       // message names the field.)
-      if (/[1-9]/.test(digits.slice(Math.max(0, point))) && Number.isInteger(Number(whole))) return whole;
+      if (/[1-9]/.test(digits.slice(Math.max(0, point))) && Number.isInteger(Number(whole)))
+        return { number: whole, field: fieldOf(text, path) };
       i += whole.length - 1;
     }
   }
   return null;
+}
+
+// "body", then .name or [index] per level (a key that is not a plain name as ["key"]).
+function fieldOf(text, path) {
+  let name = 'body';
+  for (const level of path) {
+    if (level.index !== undefined) name += `[${level.index}]`;
+    else if (level.key !== undefined) {
+      let key;
+      try {
+        key = JSON.parse(text.slice(level.key[0], level.key[1]));
+      } catch {
+        key = text.slice(level.key[0] + 1, level.key[1] - 1);
+      }
+      name += /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+    }
+  }
+  return name;
 }
 
 function isJson(text) {
@@ -122,7 +174,7 @@ export async function buildApp({
       return reply.code(500).send({ error: { code: 'INTERNAL', message: 'internal error' } });
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, discriminator: true } },
-    clientErrorHandler: clientError,
+    clientErrorHandler: clientErrorHandler(corsOrigins),
   });
 
   // Stopping (SIGTERM, SIGINT): a request that arrives on an open connection after close()
@@ -167,7 +219,9 @@ export async function buildApp({
     const rounded = nonIntegerNumber(text);
     if (rounded !== null)
       return done(
-        invalidArgument(`every number must be an integer; ${rounded.slice(0, 40)} is not, and would be rounded to one`),
+        invalidArgument(
+          `${rounded.field.slice(0, 200)}: every number must be an integer; ${rounded.number.slice(0, 40)} is not, and would be rounded to one`,
+        ),
         undefined,
       );
     return parseJson(request, text, (error, body) => {

@@ -91,3 +91,48 @@ test('listed origins only, or none', async () => {
     await off.close();
   }
 });
+
+// What Node's HTTP parser refuses before any route (here a 431, headers over 16 KiB) is
+// answered on the socket itself: it carries the same cross-origin headers as other answers.
+test("the parser's own refusals carry the cross-origin headers too", async () => {
+  const { connect } = await import('node:net');
+  const oversized = (port, origin) =>
+    new Promise((resolve, reject) => {
+      const request =
+        `GET /v1/customers/acme/balance?at=1 HTTP/1.1\r\nHost: x\r\n${origin ? `Origin: ${origin}\r\n` : ''}` +
+        `X-Big: ${'a'.repeat(17_000)}\r\n\r\n`;
+      const socket = connect(port, '127.0.0.1', () => socket.end(request));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('end', () => {
+        const [head, body] = text.split('\r\n\r\n');
+        const lines = head.split('\r\n');
+        const headers = Object.fromEntries(
+          lines.slice(1).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+        );
+        resolve({ status: Number(lines[0].split(' ')[1]), headers, code: JSON.parse(body).error.code });
+      });
+      socket.on('error', reject);
+    });
+  for (const [origins, origin, allowed, vary] of [
+    [undefined, PAGE, '*', undefined],
+    [[PAGE], PAGE, PAGE, 'Origin'],
+    [[PAGE], 'https://elsewhere.example', undefined, 'Origin'],
+    [[PAGE], null, undefined, 'Origin'],
+    ['off', PAGE, undefined, undefined],
+  ]) {
+    const app = await appWith(origins);
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const answer = await oversized(app.server.address().port, origin);
+      const name = `${JSON.stringify(origins)} from ${origin}`;
+      assert.equal(answer.status, 431, name);
+      assert.equal(answer.code, 'HEADERS_TOO_LARGE', name);
+      assert.equal(answer.headers['access-control-allow-origin'], allowed, name);
+      assert.equal(answer.headers.vary, vary, name);
+      if (allowed !== undefined) assert.match(answer.headers['access-control-expose-headers'], /retry-after/, name);
+    } finally {
+      await app.close();
+    }
+  }
+});

@@ -241,7 +241,7 @@ const BAD = [
     { raw: JSON.stringify(grant).replace('"amount":5', '"amount":9007199254740990.5') },
     400,
     'INVALID_ARGUMENT',
-    '9007199254740990.5',
+    'body.amount: every number must be an integer; 9007199254740990.5 is not',
   ],
   [
     'a timestamp that parsing would round to an integer',
@@ -250,7 +250,23 @@ const BAD = [
     { raw: JSON.stringify(consumption).replace('"timestamp":1', '"timestamp":1.0000000000000001') },
     400,
     'INVALID_ARGUMENT',
-    'integer',
+    'body.timestamp: every number must be an integer',
+  ],
+  [
+    "a batch event's number that parsing would round to an integer, named with its event",
+    'POST',
+    `${base}/events`,
+    {
+      raw: JSON.stringify({
+        events: [
+          { type: 'grant', ...grant },
+          { type: 'consumption', ...consumption },
+        ],
+      }).replace('"amount":5,"timestamp":1', '"amount":1e-400,"timestamp":1'),
+    },
+    400,
+    'INVALID_ARGUMENT',
+    'body.events[1].amount: every number must be an integer; 1e-400 is not',
   ],
   ['unknown route', 'GET', '/v1/customers/acme/nothing-here', {}, 404, 'NOT_FOUND'],
   ['wrong method', 'DELETE', `${base}/grants`, {}, 404, 'NOT_FOUND'],

@@ -8,13 +8,16 @@
 import fp from 'fastify-plugin';
 import cors from '@fastify/cors';
 
+/** The answer headers a page's script may read besides the safelisted ones. */
+export const EXPOSED_HEADERS = ['retry-after', 'x-ledger-seq', 'x-ledger-cached-age-ms'];
+
 async function crossOrigin(fastify, { origins = '*' }) {
   if (origins === 'off') return;
   await fastify.register(cors, {
     origin: origins,
     methods: ['GET', 'POST', 'PATCH', 'DELETE'],
     allowedHeaders: ['authorization', 'content-type'],
-    exposedHeaders: ['retry-after', 'x-ledger-seq', 'x-ledger-cached-age-ms'],
+    exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
     // An OPTIONS request that is not a preflight is answered 204 as well, not with the
     // plugin's plain-text 400: every error body is the API's.
