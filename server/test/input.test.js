@@ -390,6 +390,39 @@ test('a key file that is not valid JSON stops the server without printing its ke
   assert.doesNotMatch(run.stdout + run.stderr, /a-secret-key/);
 });
 
+test('a key file with a key listed twice, or one a Bearer header cannot carry, is refused without quoting it', async () => {
+  const { parseKeys } = await import('../plugins/app/auth.js');
+  const secret = 'a-secret-key-of-the-operator';
+  for (const [list, message] of [
+    [
+      [
+        { key: secret, role: 'reader' },
+        { key: secret, role: 'admin' },
+      ],
+      'keys[1].key is keys[0].key again: each key must be listed once',
+    ],
+    [[{ key: `${secret} x`, role: 'admin' }], 'keys[0].key must be printable ASCII without spaces'],
+    [[{ key: `${secret}\u00e9`, role: 'admin' }], 'keys[0].key must be printable ASCII without spaces'],
+    [[{ key: `${secret}\n`, role: 'admin' }], 'keys[0].key must be printable ASCII without spaces'],
+  ]) {
+    let error;
+    try {
+      parseKeys(list);
+    } catch (thrown) {
+      error = thrown;
+    }
+    assert.ok(error?.message.startsWith(message), `${JSON.stringify(list)}: ${error?.message}`);
+    assert.doesNotMatch(error.message, /a-secret-key/);
+  }
+  assert.equal(
+    parseKeys([
+      { key: secret, role: 'admin' },
+      { key: `${secret}2`, role: 'reader' },
+    ]).length,
+    2,
+  );
+});
+
 test('the PostgreSQL settings must be positive integers: anything else stops the server at start', () => {
   const dir = tempDir();
   for (const [name, value, message] of [

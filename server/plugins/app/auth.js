@@ -13,19 +13,30 @@ import { ServiceError } from '../../errors.js';
 const ROLES = new Set(['admin', 'writer', 'reader']);
 const digest = (key) => createHash('sha256').update(key, 'utf8').digest();
 
-/** Checks a key file's content: [{key, role, customers?}]. Throws with what is wrong. */
+/**
+ * Checks a key file's content: [{key, role, customers?}]. Throws with what is wrong, never
+ * quoting a key: a key that a Bearer header cannot carry (a space or a control character
+ * in it), or one listed twice (which of its roles would hold?), is refused too.
+ */
 export function parseKeys(list) {
   if (!Array.isArray(list) || list.length === 0) throw new Error('the key file must hold a non-empty JSON array');
+  const seen = new Map(); // digest (hex) -> index
   return list.map((entry, i) => {
     if (typeof entry !== 'object' || entry === null) throw new Error(`keys[${i}] must be an object`);
     const { key, role, customers } = entry;
     if (typeof key !== 'string' || key.length === 0) throw new Error(`keys[${i}].key must be a non-empty string`);
+    if (!/^[\x21-\x7e]+$/.test(key)) {
+      throw new Error(`keys[${i}].key must be printable ASCII without spaces, as an "Authorization: Bearer" header carries it`);
+    }
     if (!ROLES.has(role)) throw new Error(`keys[${i}].role must be "admin", "writer" or "reader"`);
     if (customers !== undefined && !(Array.isArray(customers) && customers.every((c) => typeof c === 'string'))) {
       throw new Error(`keys[${i}].customers must be an array of customer ids`);
     }
     const hash = digest(key);
-    return { id: hash.toString('hex').slice(0, 16), hash, role, customers: customers === undefined ? null : new Set(customers) };
+    const hex = hash.toString('hex');
+    if (seen.has(hex)) throw new Error(`keys[${i}].key is keys[${seen.get(hex)}].key again: each key must be listed once`);
+    seen.set(hex, i);
+    return { id: hex.slice(0, 16), hash, role, customers: customers === undefined ? null : new Set(customers) };
   });
 }
 
