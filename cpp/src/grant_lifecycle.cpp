@@ -9,6 +9,7 @@
 #include "gpu_credit_ledger/cold_code.h"
 #include "gpu_credit_ledger/ledger.h"
 #include "replay_check.h"
+#include "time_mirror.h"
 #include "value_checks.h"
 
 GCL_COLD_CODE_BEGIN
@@ -117,6 +118,8 @@ void Ledger::replaceWith(std::unique_ptr<GrantTable> table, const std::vector<ui
   eventIds_ = std::move(ids);
   grants_ = std::move(table);
   grantTotal_ = total;
+  mirror_.reset();  // mirrors the old grants; the next previews build one again
+  ++writes_;
 }
 
 }  // namespace gcl

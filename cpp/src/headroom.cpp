@@ -217,11 +217,10 @@ HeadroomIndex::HeadroomIndex(const GrantTable& grants, std::vector<TimedAmount> 
 }
 
 std::unique_ptr<HeadroomIndex> HeadroomIndex::of(const GrantTable& grants, const Engine& engine,
-                                                 size_t consumptions,
-                                                 const std::vector<uint32_t>* timeOrder) {
+                                                 size_t consumptions, const uint32_t* timeOrder) {
   std::vector<TimedAmount> demand(consumptions);
   for (uint32_t i = 0; i < consumptions; ++i) {
-    const uint32_t c = timeOrder ? (*timeOrder)[i] : i;
+    const uint32_t c = timeOrder ? timeOrder[i] : i;
     demand[i] = {engine.timestampOf(c), engine.amountOf(c)};
   }
   return std::make_unique<HeadroomIndex>(grants, std::move(demand));

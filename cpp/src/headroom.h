@@ -34,7 +34,7 @@ class HeadroomIndex {
   // `timeOrder`, when the engine keeps one, lists those handles in time order: no sort then.
   static std::unique_ptr<HeadroomIndex> of(const GrantTable& grants, const Engine& engine,
                                            size_t consumptions,
-                                           const std::vector<uint32_t>* timeOrder = nullptr);
+                                           const uint32_t* timeOrder = nullptr);
   // O(log(n + G)).
   int64_t at(int64_t timestamp) const;
   // The parts of at() (docs/algorithms.md, fact 20): C, the credit of every grant, and F(t),

@@ -226,6 +226,14 @@ bool IncrementalEngine::decideBackdated(uint32_t c, bool commit, bool retried) {
   return outcome == Redraw::kAccepted;
 }
 
+int64_t IncrementalEngine::demandAt(int64_t timestamp) const {
+  auto it = std::partition_point(order_.begin(), order_.end(),
+                                 [&](uint32_t h) { return timestamp_[h] < timestamp; });
+  int64_t demand = 0;
+  for (; it != order_.end() && timestamp_[*it] == timestamp; ++it) demand += amount_[*it];
+  return demand;
+}
+
 size_t IncrementalEngine::redrawBudget() const {
   return std::max(minimumRedrawBudget(), (amount_.size() + drawn_.size()) / kBudgetDivisor);
 }
@@ -233,7 +241,7 @@ size_t IncrementalEngine::redrawBudget() const {
 void IncrementalEngine::rebuildHeadroomIndex() {
   headroomIndex_.reset();  // free the old one first: the WASM heap may be tight
   assert(order_.size() == amount_.size());
-  headroomIndex_ = HeadroomIndex::of(grants_, *this, amount_.size(), &order_);
+  headroomIndex_ = HeadroomIndex::of(grants_, *this, amount_.size(), order_.data());
   indexConsumptions_ = amount_.size();
   indexGrants_ = drawn_.size();
   creditSinceIndex_ = 0;

@@ -33,6 +33,7 @@
 #include "headroom_tracker.h"
 #include "node_arena.h"
 #include "sort_keys.h"
+#include "time_order.h"
 #include "touch_set.h"
 
 namespace gcl {
@@ -62,6 +63,8 @@ class IncrementalEngine final : public Engine {
   bool wouldAccept(int64_t amount, int64_t timestamp) override;
   void drawsOn(uint32_t grant, std::vector<GrantDraw>* out) const override;
   int64_t drawnThrough(uint32_t grant, int64_t timestamp) const override;
+  // The accepted demand at exactly `timestamp`: O(log n + the consumptions there).
+  int64_t demandAt(int64_t timestamp) const;
   // order_ is in replay order: its last is the latest. O(1).
   int64_t latestTimestamp() const override {
     return order_.empty() ? -1 : timestamp_[order_.back()];
@@ -315,7 +318,7 @@ class IncrementalEngine final : public Engine {
   std::vector<int64_t> timestamp_;
   DrawPool drawPool_;            // the arrays of draws_'s lists that spill
   std::vector<DrawList> draws_;  // read through drawsOf()
-  std::vector<uint32_t> order_;  // handles in replay order
+  TimeOrder order_;              // handles in replay order
   size_t drawCount_ = 0;
   // Per grant, by index.
   std::vector<int64_t> drawn_;

@@ -5,6 +5,7 @@
 #include "engine.h"
 #include "incremental_engine.h"
 #include "pending_queue.h"
+#include "time_mirror.h"
 #include "value_checks.h"
 #ifndef GCL_NO_REPLAY_ENGINE
 #include "replay_engine.h"
@@ -151,6 +152,7 @@ Status Ledger::insertGrant(std::string_view grantId, int64_t amount, int64_t sta
   grants_->endTime.push_back(endTime);
   grantTotal_ += amount;
   engine_->addGrant(grant);
+  mirrorGrant(grant);
   retryPending();
   return Status::kOk;
 }
@@ -167,7 +169,10 @@ Status Ledger::consume(std::string_view eventId, int64_t amount, int64_t timesta
     return Status::kOk;
   }
   *accepted = engine_->consume(amount, timestamp);
-  if (*accepted) acceptEventId(eventId, idHash);
+  if (*accepted) {
+    acceptEventId(eventId, idHash);
+    mirrorConsumption(amount, timestamp);
+  }
   return Status::kOk;
 }
 
@@ -295,7 +300,27 @@ size_t Ledger::reserveBytes(size_t consumptions) const {
 size_t Ledger::memoryBytes() const {
   return grants_->ids.bytes() + grants_->amount.capacity() * 3 * sizeof(int64_t) +
          eventIds_->bytes() + engine_->bytes() + (pending_ ? pending_->bytes() : 0) +
-         redrawLog_->bytes();
+         redrawLog_->bytes() + (mirror_ ? mirror_->bytes() : 0);
+}
+
+void Ledger::giveUpMirror() {
+  mirror_.reset();
+  ++mirrorsGivenUp_;
+  mirrorAfter_ = std::min<uint32_t>(mirrorAfter_ * 2, 1u << 20);
+}
+
+void Ledger::mirrorGrant(uint32_t grant) {
+  ++writes_;
+  if (mirror_ && !mirror_->addGrant(*grants_, grant)) {
+    giveUpMirror();
+  }
+}
+
+void Ledger::mirrorConsumption(int64_t amount, int64_t timestamp) {
+  ++writes_;
+  if (mirror_ && !mirror_->consume(amount, timestamp)) {
+    giveUpMirror();
+  }
 }
 
 }  // namespace gcl

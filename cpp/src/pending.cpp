@@ -126,6 +126,7 @@ void Ledger::retryPending() {
   for (PendingConsumption& candidate : waiting) {
     if (roomForEvent() != Status::kOk) break;
     if (!engine_->consume(candidate.amount, candidate.timestamp)) continue;
+    mirrorConsumption(candidate.amount, candidate.timestamp);
     acceptEventId(candidate.eventId);
     acceptedPending_.push_back(std::move(candidate));
   }

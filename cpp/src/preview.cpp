@@ -9,6 +9,7 @@
 #include "gpu_credit_ledger/ledger.h"
 #include "headroom.h"
 #include "replay_check.h"
+#include "time_mirror.h"
 #include "value_checks.h"
 
 namespace gcl {
@@ -55,10 +56,32 @@ Status Ledger::headroom(int64_t timestamp, int64_t* amount) const {
   bool answered = false;
   const Status status = headroomWithoutRoom(timestamp, amount, &answered);
   if (status != Status::kOk || answered) return status;
+  if (headroomFromMirror()) {
+    *amount = mirror_->headroom(timestamp, engine_->balance(timestamp));
+    return Status::kOk;
+  }
   // The engine keeps the index (the incremental engine's also bounds its rejections,
   // docs/algorithms.md, fact 18).
   *amount = engine_->headroomAt(timestamp);
   return Status::kOk;
+}
+
+bool Ledger::headroomFromMirror() const {
+  if (mirror_) return true;
+  if (engine_->kind() != EngineKind::kIncremental) return false;  // the reference stays plain
+  // One query after writes is answered as before (the engine's index or suffix sweep); when
+  // they keep coming back, a mirror makes each O(log n). It weighs about what the ledger
+  // does: built only where the heap's allowance for indexes holds that.
+  if (writes_ != writesAtQuery_) {
+    writesAtQuery_ = writes_;
+    ++queriesAfterWrites_;
+  }
+  if (queriesAfterWrites_ < mirrorAfter_ || memoryBytes() > indexAllowance_) return false;
+  queriesAfterWrites_ = 0;
+  mirror_ =
+      std::make_unique<TimeMirror>(*grants_, *engine_, static_cast<uint32_t>(consumptionCount()),
+                                   4 * engine_->minimumRedrawBudget());
+  return true;
 }
 
 GCL_COLD_CODE_BEGIN

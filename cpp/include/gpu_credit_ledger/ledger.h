@@ -164,6 +164,7 @@ class Engine;
 class IdIndex;
 class PendingQueue;
 class RedrawLog;
+class TimeMirror;
 struct GrantTable;
 
 class Ledger {
@@ -226,6 +227,10 @@ class Ledger {
   // decide (Engine::setMinimumRedrawBudget), so that small ledgers take every path of
   // docs/algorithms.md, facts 18 and 22. Kept across rebuilds. Answers never depend on it.
   void setMinimumRedrawBudget(size_t budget);
+  // Whether headroom() now answers from a mirror of the ledger in reversed time (tests; see
+  // mirror_ below), and how many mirrors a write that re-drew too much of them gave up.
+  bool hasTimeMirror() const { return mirror_ != nullptr; }
+  uint32_t timeMirrorsGivenUp() const { return mirrorsGivenUp_; }
   // Bulk loading: reads where the id tables would look up each of `count` ids (`ids[k]`
   // in the grant ids if `grant[k]`, else in the event ids), so that a loader touching the
   // next few events' ids first has their cache misses overlap. Every id is hashed before
@@ -418,6 +423,22 @@ class Ledger {
   std::unique_ptr<RedrawLog> redrawLog_;
   size_t reallocationFrom_ = 0;
   size_t indexAllowance_ = SIZE_MAX;  // passed on to every engine this ledger makes
+
+  // The ledger in reversed time (time_mirror.h), from which headroom() answers any time in
+  // O(log n): built once previews at earlier times come back after writes (mirrorAfter_
+  // such queries; doubled each time a mirror is given up), fed every grant and accepted
+  // consumption, dropped by a rebuild of the grants or by a write that re-draws too much of
+  // it. Only the incremental engine's ledger keeps one.
+  __attribute__((noinline)) bool headroomFromMirror() const;
+  void mirrorGrant(uint32_t grant);
+  void mirrorConsumption(int64_t amount, int64_t timestamp);
+  __attribute__((noinline)) void giveUpMirror();
+  mutable std::unique_ptr<TimeMirror> mirror_;
+  uint64_t writes_ = 0;                          // grants and accepted consumptions, rebuilds
+  mutable uint64_t writesAtQuery_ = UINT64_MAX;  // writes_ at the last earlier-time query
+  mutable uint32_t queriesAfterWrites_ = 0;
+  uint32_t mirrorAfter_ = 2;
+  uint32_t mirrorsGivenUp_ = 0;
   // Where prefetchIds's reads go, so that the compiler keeps them.
   mutable uint32_t prefetched_ = 0;
 };
