@@ -65,6 +65,9 @@ class IncrementalEngine final : public Engine {
   int64_t drawnThrough(uint32_t grant, int64_t timestamp) const override;
   // The accepted demand at exactly `timestamp`: O(log n + the consumptions there).
   int64_t demandAt(int64_t timestamp) const;
+  // For an engine that will be written at its earliest times (time_mirror.h): the replay
+  // order keeps room before its items, so that such an insertion moves nothing.
+  void expectWritesAtEarliestTimes() { order_.keepRoomInFront(); }
   // order_ is in replay order: its last is the latest. O(1).
   int64_t latestTimestamp() const override {
     return order_.empty() ? -1 : timestamp_[order_.back()];

@@ -47,6 +47,7 @@ TimeMirror::TimeMirror(const GrantTable& grants, const Engine& engine, uint32_t 
     assert(accepted);
     (void)accepted;
   }
+  engine_->expectWritesAtEarliestTimes();
   redraws_.clear();
   events_ = grants.size() + count;
 }
