@@ -8,7 +8,7 @@ import metrics from './plugins/external/metrics.js';
 import swagger from './plugins/external/swagger.js';
 import rateLimit from './plugins/external/rate-limit.js';
 import underPressure from './plugins/external/under-pressure.js';
-import errors from './plugins/app/errors.js';
+import errors, { fieldPath } from './plugins/app/errors.js';
 import auth from './plugins/app/auth.js';
 import ledgers from './plugins/app/ledgers.js';
 import cleanup from './cleanup/plugin.js';
@@ -104,22 +104,19 @@ export function nonIntegerNumber(text) {
   return null;
 }
 
-// "body", then .name or [index] per level (a key that is not a plain name as ["key"]).
+// The field the scan stands in, named as the schema's messages name fields (fieldPath).
 function fieldOf(text, path) {
-  let name = 'body';
-  for (const level of path) {
-    if (level.index !== undefined) name += `[${level.index}]`;
-    else if (level.key !== undefined) {
-      let key;
-      try {
-        key = JSON.parse(text.slice(level.key[0], level.key[1]));
-      } catch {
-        key = text.slice(level.key[0] + 1, level.key[1] - 1);
-      }
-      name += /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+  const key = ([open, close]) => {
+    try {
+      return JSON.parse(text.slice(open, close));
+    } catch {
+      return text.slice(open + 1, close - 1);
     }
-  }
-  return name;
+  };
+  const parts = path.flatMap((level) =>
+    level.index !== undefined ? [String(level.index)] : level.key !== undefined ? [key(level.key)] : [],
+  );
+  return fieldPath('body', parts);
 }
 
 function isJson(text) {

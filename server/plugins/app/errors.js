@@ -3,13 +3,20 @@
 import fp from 'fastify-plugin';
 import { ServiceError, fromLibrary } from '../../errors.js';
 
+/** ["events", "3", "amount"] → "body.events[3].amount": how every message names a field. */
+export function fieldPath(context, parts) {
+  let name = context ?? 'body';
+  for (const part of parts) name += /^\d+$/.test(part) ? `[${part}]` : `.${part}`;
+  return name;
+}
+
 // "body/events/3/amount" → "body.events[3].amount"
 function fieldName(context, instancePath, extra) {
-  let name = context ?? 'body';
-  for (const part of instancePath.split('/').slice(1))
-    name += /^\d+$/.test(part) ? `[${part}]` : `.${part.replace(/~1/g, '/').replace(/~0/g, '~')}`;
-  if (extra !== undefined) name += `.${extra}`;
-  return name;
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return fieldPath(context, parts) + (extra === undefined ? '' : `.${extra}`);
 }
 
 function validationMessage(error) {
