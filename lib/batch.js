@@ -90,6 +90,10 @@ export class BatchRun {
     this.first = 0; // the load's index of the first staged event
     this.size = 0; // events staged
     this.idBytes = 0; // their id bytes
+    // The queued consumptions the applied events let in, taken from the core whenever a call
+    // from an event's getter comes after them (GPULedger's #at), so that it does not report
+    // them as its own; applyBatch hands them to the listeners with the rest at its end.
+    this.acceptedPending = [];
     // Room for every event at once (a hint the core declines when the heap budget is
     // short): the core's arrays and the WASM memory then grow once, not step by step, and
     // V8 runs one garbage collection for the memory's growth instead of one per step.

@@ -253,11 +253,18 @@ export function makeApi(module) {
     // The address for the plain exports, once the ledger is checked to be live. A call made
     // while an applyBatch reads its events (from an event's getter) comes after the events
     // before that one, as with one call per event: they are applied first.
+    // The queued consumptions the flushed events let in are the batch's, not the call's:
+    // they are kept for the batch's notification (#takeAcceptedPending at its end).
     #at(method) {
       if (this.#self === 0) {
         throw new LedgerError('DISPOSED', `${method}: this ledger was disposed`);
       }
-      this.#run?.flush();
+      const run = this.#run;
+      if (run !== null) {
+        run.flush();
+        const accepted = this.#acceptedSinceLastTake();
+        if (accepted.length > 0) run.acceptedPending.push(...accepted);
+      }
       return this.#self;
     }
 
@@ -270,16 +277,22 @@ export function makeApi(module) {
      * can add credit, the ones it let in are taken from the core, handed to the
      * onPendingAccepted listeners, and returned.
      */
-    #takeAcceptedPending() {
+    #takeAcceptedPending(earlier = []) {
+      const taken = this.#acceptedSinceLastTake();
+      const accepted = earlier.length === 0 ? taken : [...earlier, ...taken];
+      if (accepted.length === 0) return accepted;
+      this.#pendingListeners.notify(accepted);
+      return accepted;
+    }
+
+    // The queued consumptions let in since the last take, taken from the core.
+    #acceptedSinceLastTake() {
       const self = this.#self;
       if (raw.hasAcceptedPending(self) === 0) return [];
       const count = raw.takeAcceptedPending(self);
       // Out of memory for the list: the core keeps it, and the next call hands it over.
       if (count < 0) return [];
-      const accepted = readResult(self, count, readDrawnConsumptions);
-      if (accepted.length === 0) return accepted;
-      this.#pendingListeners.notify(accepted);
-      return accepted;
+      return readResult(self, count, readDrawnConsumptions);
     }
 
     // --- Grants and consumptions ---
@@ -376,7 +389,7 @@ export function makeApi(module) {
         this.#run = outer;
       }
       run.end();
-      this.#takeAcceptedPending();
+      this.#takeAcceptedPending(run.acceptedPending);
       return results;
     }
 

@@ -196,6 +196,59 @@ describe('applyBatch', () => {
     single.dispose();
   });
 
+  it('credits the queued consumptions its events let in to the batch, not to a call an event getter makes', () => {
+    // p1 and p2 wait; the batch's first event lets p1 in; the second event's getter extends
+    // a grant, which lets p2 in and nothing else, then makes a refused change; the third event
+    // lets p3 in. A call made one by one reports only what it let in itself, and the batch's
+    // listeners hear, after the batch, of what its own events let in.
+    const build = (heard) => {
+      const ledger = new GPULedger();
+      ledger.addGrant('X', 1, 0, 1);
+      ledger.addGrant('K', 1, 0, 40);
+      ledger.consume('k', 1, 35); // K's only unit: ending K at 0 is refused
+      ledger.submit('p1', 3, 5);
+      ledger.submit('p2', 1, 2);
+      ledger.submit('p3', 3, 20);
+      ledger.onPendingAccepted((accepted) => heard.push(accepted.map((consumption) => consumption.eventId)));
+      return ledger;
+    };
+    const nested = (ledger, calls) => {
+      calls.push(ledger.setGrantEnd('X', 2));
+      calls.push(ledger.setGrantEnd('K', 0));
+    };
+    const singleHeard = [];
+    const singleCalls = [];
+    const single = build(singleHeard);
+    single.addGrant('A', 3, 4, 10);
+    nested(single, singleCalls);
+    single.addGrant('C', 3, 20, 30);
+    const batchHeard = [];
+    const batchCalls = [];
+    const batch = build(batchHeard);
+    const results = batch.applyBatch([
+      { kind: 'grant', grantId: 'A', amount: 3, startTime: 4, endTime: 10 },
+      {
+        kind: 'grant',
+        grantId: 'C',
+        get amount() {
+          nested(batch, batchCalls);
+          return 3;
+        },
+        startTime: 20,
+        endTime: 30,
+      },
+    ]);
+    expect(results).toEqual([true, true]);
+    expect(singleCalls.map((result) => result.acceptedPending)).toEqual([['p2'], []]);
+    expect(singleCalls[1]).toMatchObject({ applied: false, blockingEventId: 'k' });
+    expect(batchCalls).toEqual(singleCalls);
+    expect(singleHeard).toEqual([['p1'], ['p2'], ['p3']]);
+    expect(batchHeard).toEqual([['p2'], ['p1', 'p3']]);
+    expect(observe(batch)).toEqual(observe(single));
+    batch.dispose();
+    single.dispose();
+  });
+
   it('loads across chunk boundaries (40,000 events, non-ASCII ids) as the single calls do', () => {
     const events = [];
     for (let i = 0; i < 40000; i++) {
