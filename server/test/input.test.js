@@ -390,7 +390,7 @@ test('a key file that is not valid JSON stops the server without printing its ke
   assert.doesNotMatch(run.stdout + run.stderr, /a-secret-key/);
 });
 
-test('a key file with a key listed twice, or one a Bearer header cannot carry, is refused without quoting it', async () => {
+test('a key file with a key listed twice, one a Bearer header cannot carry, or a field it does not know, is refused without quoting it', async () => {
   const { parseKeys } = await import('../plugins/app/auth.js');
   const secret = 'a-secret-key-of-the-operator';
   for (const [list, message] of [
@@ -404,6 +404,17 @@ test('a key file with a key listed twice, or one a Bearer header cannot carry, i
     [[{ key: `${secret} x`, role: 'admin' }], 'keys[0].key must be printable ASCII without spaces'],
     [[{ key: `${secret}\u00e9`, role: 'admin' }], 'keys[0].key must be printable ASCII without spaces'],
     [[{ key: `${secret}\n`, role: 'admin' }], 'keys[0].key must be printable ASCII without spaces'],
+    // A misspelt "customers" would leave the key acting for every customer.
+    [
+      [
+        { key: secret, role: 'admin' },
+        { key: `${secret}2`, role: 'writer', customer: ['acme'] },
+      ],
+      'keys[1] has an unknown field "customer": the fields are key, role and customers',
+    ],
+    [[{ key: secret, role: 'reader', customers: ['acme', 'bad id!'] }], 'keys[0].customers must be an array of customer ids'],
+    [[{ key: secret, role: 'reader', customers: ['..'] }], 'keys[0].customers must be an array of customer ids'],
+    [[[secret, 'admin']], 'keys[0] must be an object'],
   ]) {
     let error;
     try {
@@ -417,7 +428,7 @@ test('a key file with a key listed twice, or one a Bearer header cannot carry, i
   assert.equal(
     parseKeys([
       { key: secret, role: 'admin' },
-      { key: `${secret}2`, role: 'reader' },
+      { key: `${secret}2`, role: 'reader', customers: ['acme', 'a.b:c-1_2'] },
     ]).length,
     2,
   );

@@ -9,28 +9,37 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { ServiceError } from '../../errors.js';
+import { customerId } from '../../schemas/common.js';
 
 const ROLES = new Set(['admin', 'writer', 'reader']);
+const FIELDS = new Set(['key', 'role', 'customers']);
+const CUSTOMER_ID = new RegExp(customerId.pattern);
 const digest = (key) => createHash('sha256').update(key, 'utf8').digest();
 
 /**
  * Checks a key file's content: [{key, role, customers?}]. Throws with what is wrong, never
- * quoting a key: a key that a Bearer header cannot carry (a space or a control character
- * in it), or one listed twice (which of its roles would hold?), is refused too.
+ * quoting a key: a field of another name, a customer id that no path can carry, a key that
+ * a Bearer header cannot carry (a space or a control character in it), or one listed twice
+ * (which of its roles would hold?), is refused too.
  */
 export function parseKeys(list) {
   if (!Array.isArray(list) || list.length === 0) throw new Error('the key file must hold a non-empty JSON array');
   const seen = new Map(); // digest (hex) -> index
   return list.map((entry, i) => {
-    if (typeof entry !== 'object' || entry === null) throw new Error(`keys[${i}] must be an object`);
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new Error(`keys[${i}] must be an object`);
+    // A misspelt field ("customer") must not leave a key unscoped: every field is a known one.
+    const unknown = Object.keys(entry).find((field) => !FIELDS.has(field));
+    if (unknown !== undefined) {
+      throw new Error(`keys[${i}] has an unknown field ${JSON.stringify(unknown)}: the fields are key, role and customers`);
+    }
     const { key, role, customers } = entry;
     if (typeof key !== 'string' || key.length === 0) throw new Error(`keys[${i}].key must be a non-empty string`);
     if (!/^[\x21-\x7e]+$/.test(key)) {
       throw new Error(`keys[${i}].key must be printable ASCII without spaces, as an "Authorization: Bearer" header carries it`);
     }
     if (!ROLES.has(role)) throw new Error(`keys[${i}].role must be "admin", "writer" or "reader"`);
-    if (customers !== undefined && !(Array.isArray(customers) && customers.every((c) => typeof c === 'string'))) {
-      throw new Error(`keys[${i}].customers must be an array of customer ids`);
+    if (customers !== undefined && !(Array.isArray(customers) && customers.every((c) => typeof c === 'string' && CUSTOMER_ID.test(c)))) {
+      throw new Error(`keys[${i}].customers must be an array of customer ids (${customerId.description})`);
     }
     const hash = digest(key);
     const hex = hash.toString('hex');
