@@ -17,6 +17,8 @@ import health from './routes/health.js';
 import customers from './routes/v1/customers/index.js';
 
 export const BODY_LIMIT = 1024 * 1024;
+// How long a request may take to arrive, head and body (ms; LEDGER_REQUEST_TIMEOUT_MS).
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 // A body must be UTF-8: decoded with replacement, two ids that differ only in invalid
 // bytes would become one (the second an "identical retry", never charged).
@@ -49,12 +51,20 @@ function clientErrorHandler(corsOrigins) {
 }
 
 function crossOriginHeaders(corsOrigins, rawPacket) {
-  if (corsOrigins === 'off') return '';
-  const expose = `Access-Control-Expose-Headers: ${EXPOSED_HEADERS.join(', ')}\r\n`;
-  if (corsOrigins === '*') return `Access-Control-Allow-Origin: *\r\n${expose}`;
   const origin = Buffer.isBuffer(rawPacket) ? /\r\norigin:[ \t]*([^\r\n]*?)[ \t]*\r\n/i.exec(rawPacket.toString('latin1'))?.[1] : undefined;
-  const vary = 'Vary: Origin\r\n';
-  return origin !== undefined && corsOrigins.includes(origin) ? `Access-Control-Allow-Origin: ${origin}\r\n${expose}${vary}` : vary;
+  return Object.entries(crossOriginFields(corsOrigins, origin))
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+}
+
+// The cross-origin headers of an answer given before any hook runs, for a request from
+// `origin` (undefined: none), as plugins/external/cors.js gives them.
+function crossOriginFields(corsOrigins, origin) {
+  if (corsOrigins === 'off') return {};
+  const expose = EXPOSED_HEADERS.join(', ');
+  if (corsOrigins === '*') return { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': expose };
+  if (origin === undefined || !corsOrigins.includes(origin)) return { Vary: 'Origin' };
+  return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': expose, Vary: 'Origin' };
 }
 
 // Every number of the API is an integer, and JSON.parse rounds: 9007199254740990.5 and
@@ -132,7 +142,8 @@ function isJson(text) {
  * options.store: an opened store (store/interface.js).
  * options.keys: the key file's content, [{key, role, customers?}].
  * options.limits: { cacheBytes, rateLimitMax, rateLimitWindowMs, maxEventLoopDelay,
- *   maxEventLoopUtilization, pressureSampleInterval } (see the README's Service section).
+ *   maxEventLoopUtilization, pressureSampleInterval, requestTimeoutMs } (see the README's
+ *   Service section).
  * options.logger: Fastify's logger option (pino); default off.
  * options.requestLog: log every request (default off: the error handler logs failures).
  * options.cleanup: { grace, intervalMs } runs the cleanup job (cleanup/job.js); default off.
@@ -148,27 +159,41 @@ export async function buildApp({
   cleanup: cleanupOptions = {},
   corsOrigins = '*',
 }) {
+  const requestTimeoutMs = limits.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     logger: logger && { ...(logger === true ? {} : logger), redact: ['req.headers.authorization'] },
     logController: new LogController({ disableRequestLogging: !requestLog }),
     bodyLimit: BODY_LIMIT,
+    // A request whose head and body have not arrived whole within this time gets 408 and
+    // its connection closes (Node checks its connections every second here): without it
+    // (Fastify's default turns Node's off), a client that stops sending mid-body holds its
+    // connection, and a stopping process, for as long as it likes.
+    requestTimeout: requestTimeoutMs,
+    // Node takes it at the server's creation only (set later, it never fires); its head's
+    // own timeout may not be longer.
+    http: { requestTimeout: requestTimeoutMs, headersTimeout: Math.min(60_000, requestTimeoutMs), connectionsCheckingInterval: 1000 },
     // Grant and event ids reach 1024 UTF-8 bytes, percent-encoded up to three times that.
     routerOptions: { maxParamLength: 4096 },
     // Requests that arrive while the app closes get the API's 503 (the hook below), not
     // Fastify's own body.
     return503OnClosing: false,
     // The router's own refusals, before any route runs, in the API's error body: a path that
-    // is not valid percent-encoding, or a path segment over maxParamLength.
+    // is not valid percent-encoding, or a path segment over maxParamLength. No hook runs for
+    // them: the cross-origin headers and the request count are added here.
     frameworkErrors: (error, request, reply) => {
-      if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-        const message =
-          error.code === 'FST_ERR_BAD_URL'
-            ? 'the path is not valid percent-encoding'
-            : 'a path parameter (customerId, grantId or eventId) is longer than 4096 characters';
-        return reply.code(400).send({ error: { code: 'INVALID_ARGUMENT', message } });
-      }
+      const origin = request.headers.origin;
+      const refuse = (status, code, message) => {
+        app.metrics.answeredUnrouted(request.method, status);
+        return reply
+          .code(status)
+          .headers(crossOriginFields(corsOrigins, Array.isArray(origin) ? origin[0] : origin))
+          .send({ error: { code, message } });
+      };
+      if (error.code === 'FST_ERR_BAD_URL') return refuse(400, 'INVALID_ARGUMENT', 'the path is not valid percent-encoding');
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+        return refuse(400, 'INVALID_ARGUMENT', 'a path parameter (customerId, grantId or eventId) is longer than 4096 characters');
       request.log.error({ err: error }, 'unexpected router error');
-      return reply.code(500).send({ error: { code: 'INTERNAL', message: 'internal error' } });
+      return refuse(500, 'INTERNAL', 'internal error');
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, discriminator: true } },
     clientErrorHandler: clientErrorHandler(corsOrigins),
@@ -178,13 +203,31 @@ export async function buildApp({
   // began is answered 503 UNAVAILABLE with Retry-After, and runs nothing. Every answer
   // given from then on, those of the requests in flight too, closes its connection: a
   // kept-alive connection that its client holds open would otherwise keep the process
-  // running until its keep-alive timeout.
+  // running until its keep-alive timeout. Once no request that has arrived whole is still
+  // unanswered, the connections left are closed too: those of requests still arriving (a
+  // client that stopped sending mid-head or mid-body), which nothing has acted on.
   let closing = false;
+  let answering = 0; // requests that arrived whole (past validation) and are not answered yet
+  app.decorateRequest('answering', false);
+  app.addHook('preHandler', async (request) => {
+    request.answering = true;
+    answering++;
+  });
+  const answered = async (request) => {
+    if (request.answering !== true) return;
+    request.answering = false;
+    answering--;
+  };
+  app.addHook('onResponse', answered);
+  app.addHook('onRequestAbort', answered);
   app.addHook('preClose', async () => {
     closing = true;
     // An answer whose headers went out just before: its connection turns idle after the
     // server's one sweep of idle connections at close(). Sweep until the app has closed.
-    const sweep = setInterval(() => app.server.closeIdleConnections?.(), 100);
+    const sweep = setInterval(() => {
+      if (answering === 0) app.server.closeAllConnections?.();
+      else app.server.closeIdleConnections?.();
+    }, 100);
     sweep.unref();
     app.server.once('close', () => clearInterval(sweep));
   });

@@ -3,7 +3,7 @@
 // accepting, finish the commits in flight, close the store, exit 0.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { buildApp } from './app.js';
+import { REQUEST_TIMEOUT_MS, buildApp } from './app.js';
 import { storeFromSetting } from './store/open.js';
 
 const env = process.env;
@@ -50,6 +50,7 @@ const limits = {
   maxEventLoopDelay: integer('LEDGER_MAX_EVENT_LOOP_DELAY_MS', 1000),
   maxEventLoopUtilization: number('LEDGER_MAX_EVENT_LOOP_UTILIZATION', 0),
   pressureSampleInterval: integer('LEDGER_PRESSURE_SAMPLE_MS', 500),
+  requestTimeoutMs: positive('LEDGER_REQUEST_TIMEOUT_MS', REQUEST_TIMEOUT_MS),
 };
 // The cleanup job runs when LEDGER_GRACE is set: history older than the customer's latest
 // consumption time minus LEDGER_GRACE (ledger time units) becomes final (README, "Cleanup").
@@ -66,7 +67,24 @@ const corsOrigins =
       : corsSetting
           .split(',')
           .map((origin) => origin.trim())
-          .filter(Boolean);
+          .filter(Boolean)
+          .map(checkedOrigin);
+
+// An origin as a browser's Origin header writes it (scheme://host[:port], no path), or the
+// server does not start: one written otherwise would never match, and refuse silently.
+function checkedOrigin(origin) {
+  let serialized = null;
+  try {
+    serialized = new URL(origin).origin;
+  } catch {
+    // not a URL
+  }
+  if (serialized !== origin) {
+    const hint = serialized !== null && serialized !== 'null' ? ` (did you mean ${JSON.stringify(serialized)}?)` : '';
+    throw new Error(`LEDGER_CORS_ORIGINS: ${JSON.stringify(origin)} is not an origin such as https://app.example.com${hint}`);
+  }
+  return origin;
+}
 
 // The PostgreSQL store's connections per instance, and its bound on every wait for the
 // database (ms; README, "Deployment").

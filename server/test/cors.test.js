@@ -136,3 +136,39 @@ test("the parser's own refusals carry the cross-origin headers too", async () =>
     }
   }
 });
+
+test("the router's own refusals (a path it cannot decode, an over-long parameter) carry the headers and are counted", async () => {
+  for (const [origins, origin, allowed, vary] of [
+    [undefined, PAGE, '*', undefined],
+    [[PAGE], PAGE, PAGE, 'Origin'],
+    [[PAGE], 'https://elsewhere.example', undefined, 'Origin'],
+    [[PAGE], undefined, undefined, 'Origin'],
+    ['off', PAGE, undefined, undefined],
+  ]) {
+    const app = await appWith(origins);
+    try {
+      for (const url of [
+        '/v1/customers/%ZZ/balance?at=1',
+        '/v1/customers/acme/grants/%E0%A4%A',
+        `/v1/customers/acme/grants/${'a'.repeat(4100)}`,
+      ]) {
+        const name = `${JSON.stringify(origins)} from ${origin}: ${url.slice(0, 40)}`;
+        const answer = await app.inject({
+          method: 'GET',
+          url,
+          headers: { authorization: `Bearer ${READER}`, ...(origin ? { origin } : {}) },
+        });
+        assert.equal(answer.statusCode, 400, name);
+        assert.equal(answer.json().error.code, 'INVALID_ARGUMENT', name);
+        assert.equal(answer.headers['access-control-allow-origin'], allowed, name);
+        assert.equal(answer.headers.vary, vary, name);
+        if (allowed !== undefined) assert.match(answer.headers['access-control-expose-headers'], /retry-after/, name);
+        else assert.equal(answer.headers['access-control-expose-headers'], undefined, name);
+      }
+      const metrics = await app.inject({ method: 'GET', url: '/metrics' });
+      assert.match(metrics.body, /ledger_http_requests_total\{route="unknown",method="GET",status="400"\} 3/);
+    } finally {
+      await app.close();
+    }
+  }
+});

@@ -434,6 +434,29 @@ test('a key file with a key listed twice, one a Bearer header cannot carry, or a
   );
 });
 
+test('LEDGER_CORS_ORIGINS must list origins as browsers write them, and LEDGER_REQUEST_TIMEOUT_MS must be positive: else the server does not start', () => {
+  const dir = tempDir();
+  for (const [name, value, message] of [
+    ['LEDGER_CORS_ORIGINS', 'foo', /LEDGER_CORS_ORIGINS: "foo" is not an origin such as https:\/\/app\.example\.com$/m],
+    [
+      'LEDGER_CORS_ORIGINS',
+      'https://app.example, https://billing.example/',
+      /LEDGER_CORS_ORIGINS: "https:\/\/billing\.example\/" is not an origin .*\(did you mean "https:\/\/billing\.example"\?\)/,
+    ],
+    ['LEDGER_CORS_ORIGINS', 'HTTPS://App.example', /did you mean "https:\/\/app\.example"/],
+    ['LEDGER_REQUEST_TIMEOUT_MS', '0', /LEDGER_REQUEST_TIMEOUT_MS must be a positive integer, got "0"/],
+  ]) {
+    const run = spawnSync(process.execPath, [join(serverDir, 'server.js')], {
+      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LEDGER_STORE: join(dir, 'never.db'), [name]: value },
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    assert.notEqual(run.status, 0, `${name}=${value}`);
+    assert.match(run.stderr, message);
+  }
+});
+
 test('the PostgreSQL settings must be positive integers: anything else stops the server at start', () => {
   const dir = tempDir();
   for (const [name, value, message] of [

@@ -80,3 +80,82 @@ test('SIGTERM during a request on a kept-alive connection: answered, connection 
     server.child.kill('SIGKILL');
   }
 });
+
+// Clients that stop sending: one after part of its body, one after part of its head.
+function stall(port, request) {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.write(request);
+  let data = '';
+  socket.on('data', (chunk) => (data += chunk));
+  const closed = new Promise((resolve) => socket.on('close', () => resolve(data)));
+  socket.on('error', () => {});
+  return { socket, closed };
+}
+const partialBody = `POST /v1/customers/slow/grants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"gr`;
+const partialHead = `GET /v1/customers/slow/balance?at=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n`;
+
+test('a request that stops arriving gets 408 after LEDGER_REQUEST_TIMEOUT_MS, mid-body or mid-head', async () => {
+  const server = await startProcess({ dbPath: join(tempDir(), 'slow.db'), env: { LEDGER_REQUEST_TIMEOUT_MS: '1000' } });
+  try {
+    const port = Number(new URL(server.url).port);
+    const started = Date.now();
+    const stalled = [stall(port, partialBody), stall(port, partialHead)];
+    const bound = setTimeout(() => stalled.forEach(({ socket }) => socket.destroy()), 10_000); // no answer: closed unanswered
+    const answers = await Promise.all(stalled.map(({ closed }) => closed));
+    clearTimeout(bound);
+    const elapsed = Date.now() - started;
+    for (const answer of answers) {
+      assert.match(answer, /^HTTP\/1\.1 408 /);
+      assert.deepEqual(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), {
+        error: { code: 'REQUEST_TIMEOUT', message: 'the request took too long to arrive' },
+      });
+    }
+    assert.ok(elapsed >= 900 && elapsed < 5000, `answered after ${elapsed} ms`);
+    const balance = await fetch(`${server.url}/v1/customers/slow/balance?at=1`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    assert.equal(balance.status, 200, 'nothing was applied, and the server still answers');
+    assert.equal((await balance.json()).balance, 0);
+  } finally {
+    server.child.kill('SIGKILL');
+  }
+});
+
+// The timeout is 30 s by default: a stopping server does not wait for it, nor for its
+// clients to hang up. Nothing of those requests was acted on, and nothing acknowledged is lost.
+test('SIGTERM while clients hold requests half-sent: the answers in flight go out, then exit 0 at once', async () => {
+  const dbPath = join(tempDir(), 'stall.db');
+  const server = await startProcess({ dbPath });
+  const port = Number(new URL(server.url).port);
+  const stalled = [stall(port, partialBody), stall(port, partialHead)];
+  try {
+    const events = Array.from({ length: 1000 }, (_, j) => ({ type: 'grant', grantId: `g${j}`, amount: 1, startTime: 0, endTime: 10 }));
+    const batch = fetch(`${server.url}/v1/customers/stall/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ events }),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const signalled = Date.now();
+    server.child.kill('SIGTERM');
+    const exit = await Promise.race([server.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 10_000))]);
+    assert.deepEqual(exit, { code: 0, signal: null }, `10 s after SIGTERM: ${JSON.stringify(exit)}`);
+    assert.ok(Date.now() - signalled < 5000, `exited ${Date.now() - signalled} ms after SIGTERM`);
+    const answer = await batch.then(
+      (response) => response.status,
+      (error) => error.message,
+    );
+    for (const { closed } of stalled) assert.equal(await closed, '', 'a half-sent request is not answered: its connection closes');
+    // The batch was answered 200 before the exit, or was refused 503; what was acknowledged is there.
+    const restarted = await startProcess({ dbPath });
+    try {
+      const grants = await fetch(`${restarted.url}/v1/customers/stall/grants?at=1`, { headers: { authorization: `Bearer ${ADMIN}` } });
+      const listed = (await grants.json()).grants.length;
+      if (answer === 200) assert.equal(listed, 1000);
+      else assert.ok(listed === 0 || listed === 1000, `${listed} grants after answer ${answer}`);
+    } finally {
+      restarted.child.kill('SIGKILL');
+    }
+  } finally {
+    for (const { socket } of stalled) socket.destroy();
+    server.child.kill('SIGKILL');
+  }
+});

@@ -85,6 +85,9 @@ async function metrics(fastify) {
       rebuildSeconds.observe(seconds);
     },
     evicted: () => evictions.inc(),
+    // An answer the router gave before any hook ran (a path it cannot decode), counted as
+    // the hook below counts the others.
+    answeredUnrouted: (method, status) => requests.inc({ route: 'unknown', method, status }),
   });
 
   fastify.addHook('onResponse', async (request, reply) => {
