@@ -16,8 +16,15 @@ export function isMessageTarget(target) {
 /** Whether `target` is an EventEmitter (Node's worker_threads) rather than an EventTarget. */
 export const isEmitter = (target) => typeof target.addEventListener !== 'function';
 
-/** Adds `listener` for `type` ('message', 'error' or, Node's, 'exit') to `target`. */
+/**
+ * Adds `listener` for `type` ('message', 'error' or, Node's, 'exit') to `target`. A browser's
+ * MessagePort delivers nothing to addEventListener's listeners until it is started (setting
+ * `onmessage` starts it; this does not): a port, a port sent to a worker or a SharedWorker's,
+ * is started here.
+ */
 export function listen(target, type, listener) {
-  if (!isEmitter(target)) target.addEventListener(type, listener);
-  else target.on(type, type === 'message' ? (data) => listener({ data }) : listener);
+  if (!isEmitter(target)) {
+    target.addEventListener(type, listener);
+    if (type === 'message' && typeof target.start === 'function') target.start();
+  } else target.on(type, type === 'message' ? (data) => listener({ data }) : listener);
 }

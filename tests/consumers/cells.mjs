@@ -99,6 +99,13 @@ export const cells = [
     expect: { remote: SEED, duplicate: 'DUPLICATE_ID', raw: SEED, rawEcho: 'first' },
   },
   {
+    name: 'vite-dev-ports', // the worker protocol over MessagePorts (a port sent to a worker, a channel on the page)
+    fixture: 'vite-ports',
+    kind: 'vite-dev',
+    shared: [],
+    expect: { sentPort: SEED, localPort: SEED },
+  },
+  {
     name: 'webpack-main',
     kind: 'webpack',
     shared: ['seed.js'],
