@@ -35,6 +35,13 @@ test('clicking a grant bar opens its burn-down; void and early end are refused, 
   entry = await logEntry(page, 'setGrantEnd', 'g1');
   expect(entry.outcome).toBe('refused');
   expect(entry.text).toMatch(/would leave c1 unfunded/);
+  // Read as the forms read numbers: 0x10 is not 16, nor is a decimal a double would round.
+  for (const text of ['0x10', '4503599627370496.5']) {
+    await page.fill('#grant-end', text);
+    await page.press('#grant-end', 'Enter');
+    await expect(page.locator('#burn-error')).toContainText('setGrantEnd: endTime');
+    await expect(page.locator('#burn-summary')).toContainText('g1: 100 credits valid t = 0…10');
+  }
   expect(await setCursor(page, 6)).toBe('70');
 });
 

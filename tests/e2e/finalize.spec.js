@@ -72,6 +72,13 @@ test('the horizon only moves forward; a bad horizon is refused with the library 
   await finalize(page, 'soon');
   await expect(page.locator('#finalize-error')).toContainText('compact: horizon');
   expect(await stats(page)).toEqual(before);
+  // Read as the forms read numbers: not as 0b1010 = 10, nor rounded to 4503599627370496.
+  for (const text of ['0b1010', '0x10', '4503599627370496.5']) {
+    await finalize(page, text);
+    await expect(page.locator('#finalize-error')).toContainText('compact: horizon');
+    expect(await stats(page)).toEqual(before);
+    await expect(page.locator('#horizon-label')).toHaveText('final before t = 8');
+  }
   await expect(page.locator('#horizon-label')).toHaveText('final before t = 8');
   // The link replays the finalize: reloading gives the same ledger.
   await page.waitForFunction(() => location.hash.includes(';h,8;h,5'));

@@ -133,6 +133,18 @@ test('an unreadable link starts empty and says why', async ({ page }) => {
   expect((await stats(page)).grants).toBe(0);
 });
 
+test('a link whose cursor is not a time the ledger takes still replays its scenario', async ({ page }) => {
+  await open(page, 'preset=seed1&t=6');
+  const seeded = await stats(page);
+  for (const t of ['9007199254740992', '99999999999999999999']) {
+    await page.goto('about:blank'); // a page of its own, not a change of the hash
+    await open(page, `preset=seed1&t=${t}`);
+    expect(await stats(page)).toEqual(seeded);
+    await expect(page.locator('#status')).not.toContainText('could not be read');
+    expect(await page.evaluate(() => location.hash)).toContain('preset=seed1');
+  }
+});
+
 test('a seed that is not a whole number is refused beside its field, and the scenario stays', async ({ page }) => {
   await open(page, 'preset=seed1&t=6');
   const before = await stats(page);

@@ -29,7 +29,11 @@ function isExactly(text, n) {
  * it refuses a non-integer or a number out of range by its value, and text by its type.
  */
 function fieldValue(name, text) {
-  if (name === 'grantId' || name === 'eventId') return text;
+  return name === 'grantId' || name === 'eventId' ? text : typedNumber(text);
+}
+
+/** A number field's text as the ledger is given it (the forms, a grant's new end, the horizon). */
+export function typedNumber(text) {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
   if (!DECIMAL.test(trimmed) || !/\d/.test(trimmed)) return text;

@@ -220,7 +220,11 @@ export async function decodeHash(hash) {
     }
   }
   const ops = text ? text.split(';').map(decodeOp) : [];
-  const cursor = fields.has('t') ? count('t', 0) : undefined;
+  // The cursor is where the view stands, not part of the scenario: one that is not a time the
+  // ledger takes (over 2^53 - 1, not a whole number) is left out, as a file's is, and the
+  // scenario loads.
+  const t = fields.get('t');
+  const cursor = t !== undefined && /^\d+$/.test(t) && Number.isSafeInteger(Number(t)) ? Number(t) : undefined;
   return { preset, ops, cursor };
 }
 

@@ -2,6 +2,7 @@
 // the grant picker and the two lifecycle changes (void, change end).
 import { $, on, runCall, selectGrant, state, TABLE_LIMIT } from '../app.js';
 import { burnDownChart, formatNumber } from '../charts.js';
+import { typedNumber } from '../forms.js';
 import { escape } from '../log-view.js';
 
 const EMPTY_HINT = 'Click a grant bar in the timeline, or choose a grant here, to see its draws and remaining credit over time.';
@@ -101,8 +102,6 @@ $('void-grant-button').addEventListener('click', () => {
 $('grant-end-form').addEventListener('submit', (event) => {
   event.preventDefault();
   if (state.selectedGrant === null) return;
-  const text = $('grant-end').value.trim();
-  const n = Number(text);
-  // As the forms do: numbers as numbers, anything else as typed, so the ledger's validation speaks.
-  grantChange({ op: 'setGrantEnd', grantId: state.selectedGrant, endTime: text === '' ? undefined : Number.isNaN(n) ? text : n });
+  // As the forms read numbers: 0x10 or a decimal a double would round goes as typed, so the ledger's validation speaks.
+  grantChange({ op: 'setGrantEnd', grantId: state.selectedGrant, endTime: typedNumber($('grant-end').value) });
 });

@@ -2,16 +2,15 @@
 // the charts shade the final part, and calls that need it are refused (BEFORE_HORIZON).
 import { $, on, runCall, state } from '../app.js';
 import { formatNumber } from '../charts.js';
+import { typedNumber } from '../forms.js';
 import { droppedText } from '../log-view.js';
 
 const shade = $('horizon-shade');
 
 $('finalize-form').addEventListener('submit', (event) => {
   event.preventDefault();
-  const text = $('finalize-time').value.trim();
-  const n = Number(text);
-  // As the forms do: numbers as numbers, anything else as typed, so the ledger's validation speaks.
-  const entry = runCall({ op: 'compact', horizon: text === '' ? undefined : Number.isNaN(n) ? text : n });
+  // As the forms read numbers: 0b101 or a decimal a double would round goes as typed, so the ledger's validation speaks.
+  const entry = runCall({ op: 'compact', horizon: typedNumber($('finalize-time').value) });
   const error = $('finalize-error');
   const result = $('finalize-result');
   if (entry.outcome === 'error') {
