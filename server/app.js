@@ -19,6 +19,10 @@ import customers from './routes/v1/customers/index.js';
 export const BODY_LIMIT = 1024 * 1024;
 // How long a request may take to arrive, head and body (ms; LEDGER_REQUEST_TIMEOUT_MS).
 export const REQUEST_TIMEOUT_MS = 30_000;
+// The answers of long reads kept (ledger/read-cache.js): characters of JSON in all, and the
+// shortest kept (LEDGER_READ_CACHE_BYTES, LEDGER_READ_CACHE_MIN_BYTES).
+export const READ_CACHE_BYTES = 64 * 1024 * 1024;
+export const READ_CACHE_MIN_BYTES = 64 * 1024;
 
 // A body must be UTF-8: decoded with replacement, two ids that differ only in invalid
 // bytes would become one (the second an "identical retry", never charged).
@@ -142,8 +146,8 @@ function isJson(text) {
  * options.store: an opened store (store/interface.js).
  * options.keys: the key file's content, [{key, role, customers?}].
  * options.limits: { cacheBytes, rateLimitMax, rateLimitWindowMs, maxEventLoopDelay,
- *   maxEventLoopUtilization, pressureSampleInterval, requestTimeoutMs } (see the README's
- *   Service section).
+ *   maxEventLoopUtilization, pressureSampleInterval, requestTimeoutMs, readCacheBytes,
+ *   readCacheMinBytes } (see the README's Service section).
  * options.logger: Fastify's logger option (pino); default off.
  * options.requestLog: log every request (default off: the error handler logs failures).
  * options.cleanup: { grace, intervalMs } runs the cleanup job (cleanup/job.js); default off.
@@ -286,7 +290,11 @@ export async function buildApp({
   });
   await app.register(auth, { keys });
   await app.register(rateLimit, { max: limits.rateLimitMax ?? 0, timeWindow: limits.rateLimitWindowMs ?? 1000 });
-  await app.register(ledgers, { store, budgetBytes: limits.cacheBytes ?? 512 * 1024 * 1024 });
+  await app.register(ledgers, {
+    store,
+    budgetBytes: limits.cacheBytes ?? 512 * 1024 * 1024,
+    readCache: { budgetBytes: limits.readCacheBytes ?? READ_CACHE_BYTES, minBytes: limits.readCacheMinBytes ?? READ_CACHE_MIN_BYTES },
+  });
   await app.register(cleanup, cleanupOptions);
   await app.register(health);
   await app.register(customers);

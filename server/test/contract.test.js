@@ -19,7 +19,9 @@ const mirror = new Mirror();
 before(async () => {
   const dir = tempDir();
   // LEDGER_TEST_STORE=postgres (postgres-contract.test.js): the same contract on PostgreSQL.
-  server = await startProcess({ dbPath: await storeUnderTest(join(dir, 'ledger.db')), dir });
+  // Every long read's answer kept, however short (ledger/read-cache.js): each read view below,
+  // compared with the package's after every step, may come from the cache.
+  server = await startProcess({ dbPath: await storeUnderTest(join(dir, 'ledger.db')), dir, env: { LEDGER_READ_CACHE_MIN_BYTES: '0' } });
   c = client(server.url, ADMIN);
 });
 

@@ -47,10 +47,10 @@ export async function startApp({ store, dir = tempDir(), limits = {}, keys = KEY
  */
 // An in-process app over a SQLite file (a fresh one, or the one in `dir`) whose cleanup
 // job runs when asked (runOnce), with this grace; `inject` sends as the admin.
-export async function appWithCleanup(grace, dir = tempDir()) {
+export async function appWithCleanup(grace, dir = tempDir(), limits = {}) {
   const store = new SqliteStore(join(dir, 'ledger.db'));
   await store.open();
-  const app = await buildApp({ store, keys: KEYS, limits: { maxEventLoopDelay: 0 }, cleanup: { grace, intervalMs: 3_600_000 } });
+  const app = await buildApp({ store, keys: KEYS, limits: { maxEventLoopDelay: 0, ...limits }, cleanup: { grace, intervalMs: 3_600_000 } });
   const inject = (method, url, payload) => app.inject({ method, url, payload, headers: { authorization: `Bearer ${ADMIN}` } });
   return { app, inject };
 }

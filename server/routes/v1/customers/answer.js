@@ -34,6 +34,32 @@ export async function answer(fastify, request, reply, op, input) {
   return body;
 }
 
+/**
+ * `answer` for a read whose answer may be long (a whole history): `read(ledger, input)` runs in
+ * the customer's turn unless the read cache (ledger/read-cache.js) holds the text answered
+ * for this URL of the same ledger as it is now. Sends the JSON text, or returns null when
+ * `read` found nothing (the route answers 404).
+ */
+export async function answerLongRead(fastify, request, reply, read, input) {
+  const customer = request.params.customerId;
+  const cache = fastify.readCache;
+  let stamp = null;
+  const op = ops.read((ledger, value, state) => {
+    const text = cache.get(customer, request.url, state);
+    if (text !== undefined) return { text };
+    stamp = { state, seq: state.seq, horizon: ledger.horizon };
+    return { body: read(ledger, value) };
+  });
+  const out = await answer(fastify, request, reply, op, input);
+  if (out.body === null) return null;
+  let text = out.text;
+  if (text === undefined) {
+    text = reply.serialize(out.body); // by the route's response schema, as Fastify would
+    cache.put(customer, request.url, stamp, text);
+  }
+  return reply.type('application/json; charset=utf-8').send(text);
+}
+
 // A batch event refused with BEFORE_HORIZON, answered as its single call would be: then
 // the store held what it held before the batch (looked up before it ran: LedgerService,
 // state.archived) and what the batch's earlier events logged. So the store is asked only

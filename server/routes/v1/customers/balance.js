@@ -2,11 +2,11 @@
 import * as schemas from '../../../schemas/reads.js';
 import * as ops from '../../../ledger/operations.js';
 import { ServiceError } from '../../../errors.js';
-import { answer, queryTime } from './answer.js';
+import { answer, answerLongRead, queryTime } from './answer.js';
 
 const balance = ops.read((ledger, at) => ledger.getBalance(at));
 const headroom = ops.read((ledger, at) => ledger.headroom(at));
-const curve = ops.read((ledger, [from, to]) => ({ points: ledger.balanceCurve(from, to) }));
+const curve = (ledger, [from, to]) => ({ points: ledger.balanceCurve(from, to) });
 
 export default async function balanceRoutes(fastify) {
   fastify.get('/balance', { schema: schemas.balance, config: { access: 'read' } }, async (request, reply) => {
@@ -23,6 +23,6 @@ export default async function balanceRoutes(fastify) {
     const from = queryTime(request, 'from');
     const to = queryTime(request, 'to');
     if (from > to) throw new ServiceError(400, 'INVALID_ARGUMENT', `querystring.from must be <= querystring.to, got ${from} > ${to}`);
-    return answer(fastify, request, reply, curve, [from, to]);
+    return answerLongRead(fastify, request, reply, curve, [from, to]);
   });
 }

@@ -2,10 +2,10 @@
 import * as schemas from '../../../schemas/grants.js';
 import * as ops from '../../../ledger/operations.js';
 import { notFound } from '../../../errors.js';
-import { answer, checkNoBody, queryTime } from './answer.js';
+import { answer, answerLongRead, checkNoBody, queryTime } from './answer.js';
 
 const grantsAt = ops.read((ledger, at) => ({ grants: ledger.grantsAt(at) }));
-const burnDown = ops.read((ledger, grantId) => ledger.burnDown(grantId));
+const burnDown = (ledger, grantId) => ledger.burnDown(grantId);
 
 export default async function grants(fastify) {
   fastify.post('/grants', { schema: schemas.addGrant, config: { access: 'write' } }, (request, reply) =>
@@ -17,9 +17,9 @@ export default async function grants(fastify) {
   );
 
   fastify.get('/grants/:grantId', { schema: schemas.burnDown, config: { access: 'read' } }, async (request, reply) => {
-    const body = await answer(fastify, request, reply, burnDown, request.params.grantId);
-    if (body === null) throw notFound(`no grant ${JSON.stringify(request.params.grantId)}`);
-    return body;
+    const sent = await answerLongRead(fastify, request, reply, burnDown, request.params.grantId);
+    if (sent === null) throw notFound(`no grant ${JSON.stringify(request.params.grantId)}`);
+    return sent;
   });
 
   fastify.post('/grants/:grantId/void', { schema: schemas.voidGrant, config: { access: 'write' } }, (request, reply) => {
