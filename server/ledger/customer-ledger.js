@@ -71,6 +71,11 @@ export class LogDivergedError extends Error {
 export class CustomerLedger {
   /** The seq of the last committed log entry this ledger reflects. */
   seq = 0;
+  /**
+   * Log entries applied to this ledger by its own requests, committed or not: moves with every
+   * change a request makes at once, where `seq` waits for the commit (the read cache keys on both).
+   */
+  applied = 0;
   /** Queued consumptions: eventId → [amount, timestamp]. Tells a new queue entry from a retry. */
   queued = new Map();
   /** Voided grants: grantId → [amount, startTime, endTime]. Their ids stay taken: a retried add must not revive them. */

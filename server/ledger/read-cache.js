@@ -3,12 +3,16 @@
 // answer costs time in proportion to the history, on the one event loop every customer
 // shares (README, "Capacity model"), so the same question asked again of the same ledger is
 // answered from here. An entry holds for one cached ledger (the state object: a rebuild, an
-// eviction or a failed commit makes a new one), at one log seq (every logged write and every
+// eviction or a failed commit makes a new one), at one log seq (every committed write and every
 // catch-up moves it) and one horizon (the cleanup job's compaction moves it): anything else
-// is a miss, and the entry goes. Least-recently-used entries leave beyond the byte budget;
-// answers shorter than `minBytes` are cheap to make again and are not kept.
+// is a miss, and the entry goes. Since a write changes the ledger at once and moves the seq
+// only when it commits, the count of entries its requests applied is part of the key too: a
+// read that runs between a write and its commit (answered after the commit, with the write)
+// does not get the text from before it. Least-recently-used entries leave beyond the budget (their
+// texts, keys and a fixed cost per entry, in characters); answers shorter than `minBytes` are
+// cheap to make again and are not kept.
 export class ReadCache {
-  #entries = new Map(); // `${customer}\n${url}` -> { state, seq, horizon, text }, oldest use first
+  #entries = new Map(); // `${customer}\n${url}` -> { state (weak), seq, applied, horizon, text, size }, oldest use first
   #bytes = 0;
   #budget;
   #min;
@@ -24,28 +28,39 @@ export class ReadCache {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     this.#drop(key, entry);
-    if (entry.state !== state || entry.seq !== state.seq || entry.horizon !== state.ledger.horizon) return undefined;
-    this.#entries.set(key, entry); // now the most recently used
-    this.#bytes += entry.text.length;
+    const held = entry.state.deref() === state;
+    if (!held || entry.seq !== state.seq || entry.applied !== state.applied || entry.horizon !== state.ledger.horizon) return undefined;
+    this.#keep(key, entry); // now the most recently used
     return entry.text;
   }
 
-  /** Keeps `text`, the answer made from `stamp` ({ state, seq, horizon } as it was read). */
+  /** Keeps `text`, the answer made from `stamp` ({ state, seq, applied, horizon } as it was read). */
   put(customer, url, stamp, text) {
-    if (text.length < this.#min || text.length > this.#budget) return;
+    if (text.length < this.#min) return;
     const key = `${customer}\n${url}`;
     const old = this.#entries.get(key);
     if (old !== undefined) this.#drop(key, old);
-    this.#entries.set(key, { ...stamp, text });
-    this.#bytes += text.length;
-    for (const [oldest, entry] of this.#entries) {
+    // The ledger it was made from, weakly: an evicted or rebuilt customer's is not kept alive.
+    const entry = { ...stamp, state: new WeakRef(stamp.state), text, size: text.length + key.length + ENTRY_OVERHEAD };
+    if (entry.size > this.#budget) return;
+    this.#keep(key, entry);
+    for (const [oldest, kept] of this.#entries) {
       if (this.#bytes <= this.#budget) break;
-      this.#drop(oldest, entry);
+      this.#drop(oldest, kept);
     }
+  }
+
+  #keep(key, entry) {
+    this.#entries.set(key, entry);
+    this.#bytes += entry.size;
   }
 
   #drop(key, entry) {
     this.#entries.delete(key);
-    this.#bytes -= entry.text.length;
+    this.#bytes -= entry.size;
   }
 }
+
+// What an entry costs besides its text and key, counted against the budget: the entry object,
+// its map slot and its weak reference (measured at about 700 bytes per entry with the key).
+const ENTRY_OVERHEAD = 640;

@@ -214,6 +214,7 @@ export class LedgerService {
         if (slot.state !== null) slot.state.archived = null;
       }
       if (out !== null && out.entries.length > 0) {
+        slot.state.applied += out.entries.length;
         const batch = this.#openBatch();
         batch.append(slot, out.entries);
         slot.uncommitted = batch;

@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GPULedger } from 'gpu-credit-ledger';
-import { appWithCleanup } from './helpers.js';
+import net from 'node:net';
+import { ADMIN, appWithCleanup } from './helpers.js';
 
 // Counts the package's calls behind the three reads, in this process.
 function counting() {
@@ -117,4 +118,76 @@ test('answers shorter than the least kept, and a cache of no bytes, are made eve
       await app.close();
     }
   }
+});
+
+test('a long read that runs between a write and its commit is answered with the write, as the other reads are', async () => {
+  const { app, inject } = await appWithCleanup(10, undefined, { readCacheMinBytes: 0 });
+  try {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const port = app.server.address().port;
+    const base = '/v1/customers/acme';
+    assert.equal((await inject('POST', `${base}/grants`, { grantId: 'g1', amount: 100, startTime: 0, endTime: 50 })).statusCode, 201);
+    // Pipelined on one connection, in this order: the reads run in the customer's turn after
+    // the write was applied and before its commit, and are answered after it.
+    const pipelined = (eventId, timestamp) =>
+      new Promise((resolve, reject) => {
+        const body = JSON.stringify({ eventId, amount: 1, timestamp });
+        const head = `Host: x\r\nAuthorization: Bearer ${ADMIN}\r\n`;
+        const socket = net.connect(port, '127.0.0.1', () =>
+          socket.write(
+            `POST ${base}/consumptions HTTP/1.1\r\n${head}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+              `GET ${base}/balance?at=${timestamp} HTTP/1.1\r\n${head}\r\n` +
+              `GET ${base}/ledger HTTP/1.1\r\n${head}\r\n` +
+              `GET ${base}/grants/g1 HTTP/1.1\r\n${head}Connection: close\r\n\r\n`,
+          ),
+        );
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk));
+        socket.on('error', reject);
+        socket.on('end', () =>
+          resolve(
+            text
+              .split(/(?=HTTP\/1\.1 \d{3} )/)
+              .map((answer) => ({
+                seq: /x-ledger-seq: (\d+)/i.exec(answer)?.[1],
+                body: JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)),
+              })),
+          ),
+        );
+      });
+    for (let i = 0; i < 5; i++) {
+      await inject('GET', `${base}/ledger`); // kept
+      await inject('GET', `${base}/grants/g1`);
+      const [write, balance, ledger, burnDown] = await pipelined(`c${i}`, 10 + i);
+      assert.equal(write.body.accepted, true);
+      assert.equal(balance.body.balance, 100 - (i + 1));
+      assert.ok(
+        ledger.body.consumptions.some((c) => c.eventId === `c${i}`),
+        `GET .../ledger has c${i}`,
+      );
+      assert.ok(
+        burnDown.body.draws.some((d) => d.eventId === `c${i}`),
+        `the burn-down has c${i}`,
+      );
+      assert.equal(ledger.seq, balance.seq);
+    }
+  } finally {
+    await app.close();
+  }
+});
+
+test("the cache's budget counts each entry's key and its own cost, not only its text", async () => {
+  const { ReadCache } = await import('../ledger/read-cache.js');
+  const cache = new ReadCache({ budgetBytes: 10_000, minBytes: 0 });
+  const state = { seq: 1, applied: 0, ledger: { horizon: 0 } };
+  const stamp = { state, seq: 1, applied: 0, horizon: 0 };
+  for (let i = 0; i < 100; i++) cache.put('acme', `/v1/customers/acme/balance-curve?from=0&to=${i}`, stamp, '{"points":[]}');
+  const kept = Array.from(
+    { length: 100 },
+    (_, i) => cache.get('acme', `/v1/customers/acme/balance-curve?from=0&to=${i}`, state) !== undefined,
+  );
+  const count = kept.filter(Boolean).length;
+  // 13 characters of text each, but about 700 counted: at most 14 fit, the latest ones.
+  assert.ok(count >= 10 && count <= 14, `${count} entries kept`);
+  assert.deepEqual(kept.slice(100 - count), Array(count).fill(true));
 });
