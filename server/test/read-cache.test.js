@@ -146,12 +146,10 @@ test('a long read that runs between a write and its commit is answered with the 
         socket.on('error', reject);
         socket.on('end', () =>
           resolve(
-            text
-              .split(/(?=HTTP\/1\.1 \d{3} )/)
-              .map((answer) => ({
-                seq: /x-ledger-seq: (\d+)/i.exec(answer)?.[1],
-                body: JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)),
-              })),
+            text.split(/(?=HTTP\/1\.1 \d{3} )/).map((answer) => ({
+              seq: /x-ledger-seq: (\d+)/i.exec(answer)?.[1],
+              body: JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)),
+            })),
           ),
         );
       });
