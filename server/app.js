@@ -3,7 +3,7 @@
 // server.js reads the environment and starts it; tests call buildApp directly.
 import { STATUS_CODES } from 'node:http';
 import Fastify, { LogController } from 'fastify';
-import cors, { EXPOSED_HEADERS } from './plugins/external/cors.js';
+import cors, { crossOriginFields } from './plugins/external/cors.js';
 import metrics from './plugins/external/metrics.js';
 import swagger from './plugins/external/swagger.js';
 import rateLimit from './plugins/external/rate-limit.js';
@@ -59,16 +59,6 @@ function crossOriginHeaders(corsOrigins, rawPacket) {
   return Object.entries(crossOriginFields(corsOrigins, origin))
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
-}
-
-// The cross-origin headers of an answer given before any hook runs, for a request from
-// `origin` (undefined: none), as plugins/external/cors.js gives them.
-function crossOriginFields(corsOrigins, origin) {
-  if (corsOrigins === 'off') return {};
-  const expose = EXPOSED_HEADERS.join(', ');
-  if (corsOrigins === '*') return { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': expose };
-  if (origin === undefined || !corsOrigins.includes(origin)) return { Vary: 'Origin' };
-  return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': expose, Vary: 'Origin' };
 }
 
 // Every number of the API is an integer, and JSON.parse rounds: 9007199254740990.5 and

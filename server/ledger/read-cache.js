@@ -12,7 +12,7 @@
 // texts, keys and a fixed cost per entry, in characters); answers shorter than `minBytes` are
 // cheap to make again and are not kept.
 export class ReadCache {
-  #entries = new Map(); // `${customer}\n${url}` -> { state (weak), seq, applied, horizon, text, size }, oldest use first
+  #entries = new Map(); // `${customer}\n${url}` -> { stamp, text, size }, oldest use first
   #bytes = 0;
   #budget;
   #min;
@@ -28,20 +28,29 @@ export class ReadCache {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     this.#drop(key, entry);
-    const held = entry.state.deref() === state;
-    if (!held || entry.seq !== state.seq || entry.applied !== state.applied || entry.horizon !== state.ledger.horizon) return undefined;
+    const { stamp } = entry;
+    const held = stamp.state.deref() === state;
+    if (!held || stamp.seq !== state.seq || stamp.applied !== state.applied || stamp.horizon !== state.ledger.horizon) return undefined;
     this.#keep(key, entry); // now the most recently used
     return entry.text;
   }
 
-  /** Keeps `text`, the answer made from `stamp` ({ state, seq, applied, horizon } as it was read). */
+  /**
+   * The state of a customer's ledger as a read sees it, taken when the read runs (in the
+   * customer's turn) for `put` once it is answered. The ledger itself is held weakly: an
+   * evicted or rebuilt customer's is not kept alive.
+   */
+  stamp(state) {
+    return { state: new WeakRef(state), seq: state.seq, applied: state.applied, horizon: state.ledger.horizon };
+  }
+
+  /** Keeps `text`, the answer made from the ledger as `stamp` (from `stamp(state)`) saw it. */
   put(customer, url, stamp, text) {
     if (text.length < this.#min) return;
     const key = `${customer}\n${url}`;
     const old = this.#entries.get(key);
     if (old !== undefined) this.#drop(key, old);
-    // The ledger it was made from, weakly: an evicted or rebuilt customer's is not kept alive.
-    const entry = { ...stamp, state: new WeakRef(stamp.state), text, size: text.length + key.length + ENTRY_OVERHEAD };
+    const entry = { stamp, text, size: text.length + key.length + ENTRY_OVERHEAD };
     if (entry.size > this.#budget) return;
     this.#keep(key, entry);
     for (const [oldest, kept] of this.#entries) {

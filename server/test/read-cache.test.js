@@ -178,7 +178,7 @@ test("the cache's budget counts each entry's key and its own cost, not only its 
   const { ReadCache } = await import('../ledger/read-cache.js');
   const cache = new ReadCache({ budgetBytes: 10_000, minBytes: 0 });
   const state = { seq: 1, applied: 0, ledger: { horizon: 0 } };
-  const stamp = { state, seq: 1, applied: 0, horizon: 0 };
+  const stamp = cache.stamp(state);
   for (let i = 0; i < 100; i++) cache.put('acme', `/v1/customers/acme/balance-curve?from=0&to=${i}`, stamp, '{"points":[]}');
   const kept = Array.from(
     { length: 100 },

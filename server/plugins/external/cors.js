@@ -11,6 +11,18 @@ import cors from '@fastify/cors';
 /** The answer headers a page's script may read besides the safelisted ones. */
 export const EXPOSED_HEADERS = ['retry-after', 'x-ledger-seq', 'x-ledger-cached-age-ms'];
 
+/**
+ * The cross-origin headers of an answer given before any hook runs (Node's parser's refusals,
+ * the router's), for a request from `origin` (undefined: none), as the plugin below gives them.
+ */
+export function crossOriginFields(origins, origin) {
+  if (origins === 'off') return {};
+  const expose = EXPOSED_HEADERS.join(', ');
+  if (origins === '*') return { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': expose };
+  if (origin === undefined || !origins.includes(origin)) return { Vary: 'Origin' };
+  return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': expose, Vary: 'Origin' };
+}
+
 async function crossOrigin(fastify, { origins = '*' }) {
   if (origins === 'off') return;
   await fastify.register(cors, {

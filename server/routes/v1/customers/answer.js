@@ -47,7 +47,7 @@ export async function answerLongRead(fastify, request, reply, read, input) {
   const op = ops.read((ledger, value, state) => {
     const text = cache.get(customer, request.url, state);
     if (text !== undefined) return { text };
-    stamp = { state, seq: state.seq, applied: state.applied, horizon: ledger.horizon };
+    stamp = cache.stamp(state);
     return { body: read(ledger, value) };
   });
   const out = await answer(fastify, request, reply, op, input);
