@@ -228,8 +228,11 @@ export async function buildApp({
   app.addHook('onRequest', async () => {
     if (closing) throw unavailable('the service is stopping; retry');
   });
+  // An answer given before the request's body has arrived whole (a key refused, a body
+  // that is not JSON) closes its connection too: the rest of the body is never read, and
+  // the connection would otherwise wait for it until the request timeout answered again.
   app.addHook('onSend', async (request, reply) => {
-    if (closing) reply.header('connection', 'close');
+    if (closing || !request.raw.complete) reply.header('connection', 'close');
   });
 
   // Every body is JSON: without Fastify's text/plain parser, a text body gets the same

@@ -153,16 +153,16 @@ function letInEntries(consumptions) {
 }
 
 /**
- * Runs `call` (a tryConsume) for a queued consumption: the call the request makes is a
- * submit, whose checks are tryConsume's (the same input, id and horizon rules), so a
- * refusal names submit.
+ * Runs `call` (a tryConsume) for the call the request makes: a plain consumption is a
+ * consume and a queued one a submit, whose checks are tryConsume's (the same input, id and
+ * horizon rules), so a refusal names the call the client made. A dry run is tryConsume's.
  */
-function asSubmit(call) {
+function asCall(method, call) {
   try {
     return call();
   } catch (error) {
     if (typeof error?.message === 'string' && error.message.startsWith('tryConsume: ')) {
-      error.message = `submit: ${error.message.slice('tryConsume: '.length)}`;
+      error.message = `${method}: ${error.message.slice('tryConsume: '.length)}`;
     }
     throw error;
   }
@@ -183,7 +183,7 @@ function consumeUnguarded(state, input) {
   const wasQueued = state.queued.has(eventId);
   const before = ledger.consumptionCount;
   const tryConsume = () => ledger.tryConsume(eventId, amount, timestamp, dryRun ? { dryRun: true } : undefined);
-  const r = queue && !dryRun ? asSubmit(tryConsume) : tryConsume();
+  const r = dryRun ? tryConsume() : asCall(queue ? 'submit' : 'consume', tryConsume);
   const body = {
     eventId,
     accepted: r.accepted,

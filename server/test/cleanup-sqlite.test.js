@@ -92,7 +92,10 @@ test('server.js: LEDGER_GRACE and LEDGER_CLEANUP_INTERVAL_MS run the job in a se
     );
     const late = await client.untilAnswered('POST', `${base}/consumptions`, { eventId: 'late', amount: 1, timestamp: 5 });
     assert.deepEqual([late.status, late.body.error.code], [409, 'BEFORE_HORIZON']);
-    assert.match(late.body.error.message, /^tryConsume: /);
+    assert.match(late.body.error.message, /^consume: consumption "late" /, 'the call the client made');
+    const dry = await client.untilAnswered('POST', `${base}/consumptions`, { eventId: 'late', amount: 1, timestamp: 5, dryRun: true });
+    assert.deepEqual([dry.status, dry.body.error.code], [409, 'BEFORE_HORIZON']);
+    assert.match(dry.body.error.message, /^tryConsume: consumption "late" /);
     // Queued, the call is a submit, and its refusal says so.
     const queued = await client.untilAnswered('POST', `${base}/consumptions`, { eventId: 'late', amount: 1, timestamp: 5, queue: true });
     assert.deepEqual([queued.status, queued.body.error.code], [409, 'BEFORE_HORIZON']);

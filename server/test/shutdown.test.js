@@ -119,6 +119,46 @@ test('a request that stops arriving gets 408 after LEDGER_REQUEST_TIMEOUT_MS, mi
   }
 });
 
+// An answer given before the body has arrived (the key refused, a body that is not JSON):
+// the rest of the request is never read, so the connection closes with the answer instead
+// of waiting for the request timeout and answering it a second time (408).
+test('an answer given before the body arrived closes the connection: one answer, no 408 after it', async () => {
+  const server = await startProcess({ dbPath: join(tempDir(), 'early.db'), env: { LEDGER_REQUEST_TIMEOUT_MS: '1500' } });
+  try {
+    const port = Number(new URL(server.url).port);
+    const half = (head) => `${head}Content-Length: 100\r\n\r\n{"gr`;
+    const cases = [
+      [401, half('POST /v1/customers/early/grants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n')],
+      [
+        401,
+        half(
+          `POST /v1/customers/early/grants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer nope\r\nContent-Type: application/json\r\n`,
+        ),
+      ],
+      [
+        400,
+        half(`POST /v1/customers/early/grants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN}\r\nContent-Type: text/csv\r\n`),
+      ],
+    ];
+    const started = Date.now();
+    const stalled = cases.map(([, request]) => stall(port, request));
+    const bound = setTimeout(() => stalled.forEach(({ socket }) => socket.destroy()), 10_000);
+    const answers = await Promise.all(stalled.map(({ closed }) => closed));
+    clearTimeout(bound);
+    const elapsed = Date.now() - started;
+    answers.forEach((answer, i) => {
+      assert.match(answer, new RegExp(`^HTTP/1\\.1 ${cases[i][0]} `), `case ${i}`);
+      assert.equal(answer.match(/HTTP\/1\.1 /g).length, 1, `case ${i}: one answer, got ${JSON.stringify(answer)}`);
+      assert.match(answer, /\r\nconnection: close\r\n/i);
+    });
+    assert.ok(elapsed < 1000, `closed with the answer, after ${elapsed} ms, not at the request timeout`);
+    const balance = await fetch(`${server.url}/v1/customers/early/balance?at=1`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    assert.equal((await balance.json()).balance, 0, 'nothing was applied');
+  } finally {
+    server.child.kill('SIGKILL');
+  }
+});
+
 // The timeout is 30 s by default: a stopping server does not wait for it, nor for its
 // clients to hang up. Nothing of those requests was acted on, and nothing acknowledged is lost.
 test('SIGTERM while clients hold requests half-sent: the answers in flight go out, then exit 0 at once', async () => {
