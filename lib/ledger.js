@@ -21,7 +21,7 @@ import {
 } from './decode.js';
 import { LedgerError } from './errors.js';
 import { PendingListeners } from './pending.js';
-import { checkSnapshot, makeEntryReaders, parseSnapshot, readSnapshotHead, refuse, writeSnapshot } from './snapshot.js';
+import { makeEntryReaders, parseSnapshot, readSnapshotHead, refuse, throwFirstError, writeSnapshot } from './snapshot.js';
 import { makeStatusErrors } from './status.js';
 import { isWellFormed, makeChecks, maxSafeText } from './validate.js';
 
@@ -625,13 +625,13 @@ export function makeApi(module) {
     static fromJSON(snapshot) {
       const doc = parseSnapshot(snapshot);
       // One pass: each entry is checked as it is staged (makeEntryReaders), and repeated
-      // ids are left to the core's counts. When anything fails, the full check, which
-      // defines the first error of a document, runs and throws it (checkSnapshot).
-      const strict = () => checkSnapshot(doc, checks, { MAX_ID_BYTES, MAX_SAFE });
+      // ids are left to the core's counts. When anything fails, the first error of the
+      // document, which the order of the full check defines, is found from the ids the
+      // pass read, without reading an entry's field again (throwFirstError).
       const horizon = readSnapshotHead(doc, checks);
       const { grants, consumptions } = doc;
       if (!Array.isArray(grants) || !Array.isArray(consumptions)) {
-        strict(); // throws: a list that is not an array is one of its errors
+        throwFirstError(doc, [], 0, null); // throws: a list that is not an array is one of its errors
         throw refuse('grants and consumptions must be arrays');
       }
       const read = makeEntryReaders(checks, horizon, { MAX_ID_BYTES, MAX_SAFE });
@@ -641,6 +641,9 @@ export function makeApi(module) {
       } catch {
         throw statusError('fromJSON', Status.OUT_OF_MEMORY); // the only way a new ledger fails
       }
+      const count = grants.length + consumptions.length;
+      const ids = new Array(count); // the ids read, grants' then consumptions'
+      let at = 0; // entries read, and whose fields passed
       /** @type {Error | null} */
       let invalid = null; // an entry's error
       try {
@@ -661,7 +664,6 @@ export function makeApi(module) {
             : statusError('fromJSON', -result, `consumption ${JSON.stringify(id)}`);
         };
         const self = ledger.#at('fromJSON');
-        const count = grants.length + consumptions.length;
         const settle = (first, out, size) => {
           for (let k = 0; k < size && failure === null; k++) {
             if (out[k] !== 1) failure = refusal(first + k, out[k], run.id(k)); // the first failure is the answer
@@ -672,17 +674,17 @@ export function makeApi(module) {
           invalid = /** @type {Error} */ (error);
           return error;
         };
-        for (let i = 0; i < grants.length; i++) {
+        for (let i = 0; i < grants.length; i++, at++) {
           try {
-            read.grant(grants[i], i, run);
+            ids[at] = read.grant(grants[i], i, run);
           } catch (error) {
             throw invalidEntry(error);
           }
           if (run.size === CHUNK) run.flush();
         }
-        for (let i = 0; i < consumptions.length; i++) {
+        for (let i = 0; i < consumptions.length; i++, at++) {
           try {
-            read.consumption(consumptions[i], i, run);
+            ids[at] = read.consumption(consumptions[i], i, run);
           } catch (error) {
             throw invalidEntry(error);
           }
@@ -691,15 +693,12 @@ export function makeApi(module) {
         run.flush();
         run.end();
         if (failure !== null || raw.grantCount(self) !== grants.length || raw.consumptionCount(self) !== consumptions.length) {
-          strict(); // an id that appears twice
+          throwFirstError(doc, ids, count, null); // an id that appears twice
           throw failure ?? refuse('an id appears twice');
         }
       } catch (error) {
         ledger.dispose();
-        if (invalid !== null) {
-          strict();
-          throw invalid;
-        }
+        if (invalid !== null) throwFirstError(doc, ids, at, invalid);
         if (error instanceof RangeError) throw refuse(error.message);
         throw error;
       }

@@ -189,6 +189,7 @@ export function makeEntryReaders({ checkId, checkAmount, checkTime, checkWindow 
         if (endTime < horizon) throw refuse(`grants[${i}].endTime ${endTime} is before the horizon ${horizon}`);
       }
       run.put(BATCH_RESTORE_GRANT, grantId, amount, startTime, endTime);
+      return grantId;
     },
     consumption(entry, i, run) {
       let own = onPlainPrototype(entry);
@@ -220,34 +221,35 @@ export function makeEntryReaders({ checkId, checkAmount, checkTime, checkWindow 
         if (timestamp < horizon) throw refuse(`consumptions[${i}].timestamp ${timestamp} is before the horizon ${horizon}`);
       }
       run.put(BATCH_CONSUME, eventId, amount, timestamp, 0);
+      return eventId;
     },
   };
 }
 
 /**
- * The whole document (parsed: parseSnapshot), checked in the order that defines its first
- * error: its own fields; every entry's shape, the grants' then the consumptions'; then
- * each grant's fields and id, then each consumption's. Throws that error (INVALID_SNAPSHOT),
- * or returns nothing when the document passes. What replaying it means (every consumption
- * accepted) is the caller's to check.
+ * The first error of a document that fromJSON's one pass refused (parsed: parseSnapshot;
+ * its own fields passed readSnapshotHead), in the order that defines it: every entry's
+ * shape, the grants' then the consumptions'; then each grant's fields and id, then each
+ * consumption's. The pass read the first `read` entries (the grants', then the
+ * consumptions') and their fields passed: `ids` holds their ids, in that order. Then
+ * either the entry after them failed with `invalid`, or (`invalid` null) the pass read
+ * every entry and the core refused one. No entry's field is read again (a getter may
+ * answer otherwise, or throw, the second time): only the shapes, which are keys. Throws
+ * the first error (INVALID_SNAPSHOT), or returns when the entries hold none and what is
+ * left is the core's refusal.
  */
-export function checkSnapshot(doc, checks, limits) {
-  const horizon = readSnapshotHead(doc, checks);
+export function throwFirstError(doc, ids, read, invalid) {
   checkEntries(doc.grants, 'grants', isGrantKey);
   checkEntries(doc.consumptions, 'consumptions', isConsumptionKey);
-  const read = makeEntryReaders(checks, horizon, limits);
-  let id = ''; // the entry's id, as the readers hand it on
-  const take = { put: (/** @type {number} */ kind, /** @type {string} */ text) => void (id = text) };
-  const grantIds = new Set();
-  for (let i = 0; i < doc.grants.length; i++) {
-    read.grant(doc.grants[i], i, take);
-    if (grantIds.has(id)) throw refuse(`grants[${i}].grantId ${JSON.stringify(id)} appears twice`);
-    grantIds.add(id);
+  const grants = doc.grants.length;
+  const seen = new Set();
+  for (let k = 0; k < read; k++) {
+    if (k === grants) seen.clear(); // grant and event ids are apart
+    if (seen.has(ids[k])) {
+      const where = k < grants ? `grants[${k}].grantId` : `consumptions[${k - grants}].eventId`;
+      throw refuse(`${where} ${JSON.stringify(ids[k])} appears twice`);
+    }
+    seen.add(ids[k]);
   }
-  const eventIds = new Set();
-  for (let i = 0; i < doc.consumptions.length; i++) {
-    read.consumption(doc.consumptions[i], i, take);
-    if (eventIds.has(id)) throw refuse(`consumptions[${i}].eventId ${JSON.stringify(id)} appears twice`);
-    eventIds.add(id);
-  }
+  if (invalid !== null) throw invalid;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Prints what the package's modules weigh, raw and gzipped (gzip -9), as in the README's
-# "Module size" table. Builds the modules first unless they exist (GCL_SIZE_NO_BUILD=1
-# measures dist/ as it is).
+# Prints what the package's modules weigh, raw and gzipped (gzip -9), as in the "Module
+# size" table of docs/performance.md. Builds the modules first unless they exist
+# (GCL_SIZE_NO_BUILD=1 measures dist/ as it is).
 #   bash scripts/size-report.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -244,6 +244,70 @@ describe("options and documents: each field read once, and only the object's own
     restored.dispose();
   });
 
+  it('fromJSON: a refused document has each entry field read once too, and its error names the value read', () => {
+    const counting = (fields, reads, prefix) => {
+      const entry = {};
+      for (const [key, value] of Object.entries(fields)) {
+        const read = typeof value === 'function' ? value : () => value;
+        Object.defineProperty(entry, key, {
+          get: () => read((reads[`${prefix}.${key}`] = (reads[`${prefix}.${key}`] ?? 0) + 1)),
+          enumerable: true,
+        });
+      }
+      return entry;
+    };
+    const doc = (grants, consumptions) => ({ format: 'gpu-credit-ledger', version: 2, horizon: 0, grants, consumptions });
+    const grant = (id, amount) => ({ grantId: id, amount, startTime: 0, endTime: 9 });
+    const refusal = (document) => {
+      const error = thrown(() => GPULedger.fromJSON(document));
+      return error && [error.code, error.message];
+    };
+    const everyOnce = (reads) => Object.values(reads).every((n) => n === 1);
+    // Each way a document is refused after its entries were read: a bad value later on, an
+    // id that appears twice, a grant total over 2^53 - 1, a consumption that cannot be funded.
+    const cases = [
+      [
+        (r) => doc([counting(grant('g0', 5), r, 'g0'), grant('g1', -1)], []),
+        'fromJSON: grants[1].amount must be an integer in [1, 2^53 - 1], got -1',
+      ],
+      [(r) => doc([counting(grant('g', 5), r, 'g0'), grant('g', 5)], []), 'fromJSON: grants[1].grantId "g" appears twice'],
+      [(r) => doc([counting(grant('g0', 2 ** 53 - 1), r, 'g0'), grant('g1', 1)], []), null],
+      [
+        (r) => doc([counting(grant('g0', 1), r, 'g0')], [counting({ eventId: 'c', amount: 2, timestamp: 1 }, r, 'c')]),
+        'fromJSON: consumptions[0] ("c") cannot be funded: the rules would have rejected it',
+      ],
+    ];
+    for (const [make, message] of cases) {
+      const reads = {};
+      const [code, text] = refusal(make(reads));
+      expect(code).toBe('INVALID_SNAPSHOT');
+      if (message !== null) expect(text).toBe(message);
+      expect([text, everyOnce(reads), Object.keys(reads).length > 0]).toEqual([text, true, true]);
+    }
+    // A getter that throws at a second read, or answers otherwise: the refusal is the
+    // document's, about the value that was read.
+    const reads = {};
+    const flipping = counting({ grantId: 'g0', amount: (n) => (n === 1 ? 1 : -7), startTime: 0, endTime: 9 }, reads, 'g0');
+    expect(refusal(doc([flipping], [{ eventId: 'c', amount: 2, timestamp: 1 }]))).toEqual([
+      'INVALID_SNAPSHOT',
+      'fromJSON: consumptions[0] ("c") cannot be funded: the rules would have rejected it',
+    ]);
+    const throwing = counting(
+      {
+        grantId: 'g0',
+        amount: (n) => {
+          if (n > 1) throw new Error('read twice');
+          return 1;
+        },
+        startTime: 0,
+        endTime: 9,
+      },
+      {},
+      'g0',
+    );
+    expect(refusal(doc([throwing, grant('g1', 0)], []))?.[0]).toBe('INVALID_SNAPSHOT');
+  });
+
   it("fromJSON: an entry's fields are its own too (an inherited one is missing)", () => {
     const grant = { grantId: 'g', amount: 5, startTime: 0, endTime: 9 };
     const consumption = { eventId: 'c', amount: 2, timestamp: 3 };
