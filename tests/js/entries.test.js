@@ -3,7 +3,7 @@
 // lib/errors.js, and whichever copy runs first registers its class for the others. The
 // `gpu-credit-ledger/load` entry is the main module itself, which exports only what that
 // entry declares.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as main from 'gpu-credit-ledger';
@@ -82,5 +82,21 @@ describe('LedgerError across entries', () => {
         fields: [error.name, error.code, error.message, a.LedgerError.name],
       }));`);
     expect(result).toEqual({ same: false, instance: true, fields: ['LedgerError', 'UNKNOWN_ID', 'gone', 'LedgerError'] });
+  });
+});
+
+describe('an uncaught error from the main module', () => {
+  it('prints its own source line, not the whole module (the inlined binary is one string)', () => {
+    const script =
+      "import { GPULedger } from 'gpu-credit-ledger'; const l = new GPULedger(); l.addGrant('g', 1, 0, 1); l.addGrant('g', 2, 0, 1);";
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/LedgerError: addGrant: grant "g" already exists with different parameters/);
+    // Node prints the line of the throw above the stack: at most lineLimit (500) characters
+    // of the module (scripts/inline-wasm.mjs), where it was the whole 100 kB module.
+    expect(run.stderr.length).toBeLessThan(3000);
   });
 });
