@@ -280,7 +280,7 @@ export declare class GPULedger {
    * thrown (`TypeError` for an entry that is not an event); an event with an error changes
    * nothing and the batch goes on. `onPendingAccepted` listeners are called once, after
    * the batch, with every queued consumption it let in (allocations as after the batch);
-   * `reallocated()` is as after its last event.
+   * `reallocated()` is as after its last event that did not fail.
    * @throws {TypeError} when `events` is not an array.
    */
   applyBatch(events: readonly BatchEvent[]): (boolean | Error)[];

@@ -24,5 +24,6 @@ export interface WasmFileOptions {
 /**
  * Fetches and instantiates the WebAssembly module once and resolves to the classes. Only
  * the first call's options count. In Node, the default file is read from disk (Node >= 20.16).
+ * Rejects with `TypeError` for options that are not an object or have a key other than `wasm`.
  */
 export declare function loadLedger(options?: WasmFileOptions): Promise<{ GPULedger: typeof GPULedger; LedgerError: typeof LedgerError }>;

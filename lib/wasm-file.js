@@ -15,6 +15,13 @@ let api;
 export function loadLedger(options = {}) {
   // A promise either way, as the types say: bad options reject, as a bad options.wasm does.
   if (options === null || typeof options !== 'object') return Promise.reject(new TypeError('loadLedger: options must be an object'));
+  // A misspelt key is refused, as tryConsume's are: ignored, it would load the default file.
+  for (const key of Reflect.ownKeys(options)) {
+    if (key !== 'wasm') {
+      const name = typeof key === 'symbol' ? key.toString() : JSON.stringify(key);
+      return Promise.reject(new TypeError(`loadLedger: unknown option ${name} (the only one is wasm)`));
+    }
+  }
   api ??= instantiateModule(options.wasm).catch((error) => {
     api = undefined; // a failed download may be retried
     throw error;

@@ -92,6 +92,11 @@ describe('gpu-credit-ledger/wasm-file', () => {
     for (const wasm of [5, {}, true]) {
       await expect(loadLedger({ wasm })).rejects.toThrow(/options\.wasm must be/);
     }
+    // A misspelt option is refused, not ignored for the default file (as tryConsume's).
+    await expect(loadLedger({ wsm: 'elsewhere.wasm' })).rejects.toThrow(
+      new TypeError('loadLedger: unknown option "wsm" (the only one is wasm)'),
+    );
+    await expect(loadLedger({ [Symbol('wasm')]: 1 })).rejects.toThrow(/unknown option Symbol\(wasm\)/);
   });
 
   it('a failed download rejects with the status and may be retried', async () => {
