@@ -26,13 +26,17 @@ export function latestConsumptionTime(document) {
   return latest;
 }
 
-/** The snapshot document the store keeps (see store/interface.js): ledger, queue, voided grants, cancels. */
+/**
+ * The snapshot document the store keeps (see store/interface.js): ledger, queue, voided
+ * grants, cancels, and the grants compactions carried, as added.
+ */
 export function snapshotDocument(state) {
   return {
     ledger: state.ledger.toJSON(),
     pending: state.ledger.pending(),
     voidedGrants: [...state.voided].map(([grantId, [amount, startTime, endTime]]) => [grantId, amount, startTime, endTime]),
     cancelled: [...state.cancelled],
+    carriedGrants: [...state.carried].map(([grantId, [amount, startTime]]) => [grantId, amount, startTime]),
   };
 }
 

@@ -85,6 +85,14 @@ export class CustomerLedger {
    * queued again or accepted since): a retried cancel answers as the first did.
    */
   cancelled = new Set();
+  /**
+   * Grants a compaction carried across the horizon (valid there, started before it):
+   * grantId → [amount, startTime] as added. The package shows such a grant from the
+   * horizon on, holding what was left of it there (its definition of compact); the
+   * service answers with the grant as added (asAdded), so that reads at or after the
+   * horizon answer as they did before the cleanup.
+   */
+  carried = new Map();
   /** Date.now() when this ledger was last known to reflect the whole log (load, catch-up, commit). */
   syncedAt = 0;
   /** Queued consumptions let in by the current call (filled by the pending listener). */
@@ -112,12 +120,13 @@ export class CustomerLedger {
     if (snapshot === null) {
       state = new CustomerLedger(customer);
     } else {
-      const { ledger, pending, voidedGrants, cancelled = [] } = snapshot.document;
+      const { ledger, pending, voidedGrants, cancelled = [], carriedGrants = [] } = snapshot.document;
       state = new CustomerLedger(customer, GPULedger.fromJSON(ledger));
       state.seq = snapshot.seq;
       for (const { eventId, amount, timestamp } of pending) state.apply([snapshot.seq, 'submit', eventId, amount, timestamp, null]);
       for (const [grantId, amount, startTime, endTime] of voidedGrants) state.voided.set(grantId, [amount, startTime, endTime]);
       for (const eventId of cancelled) state.cancelled.add(eventId);
+      for (const [grantId, amount, startTime] of carriedGrants) state.carried.set(grantId, [amount, startTime]);
     }
     try {
       // Room for the whole log after the snapshot at once (a bound: not every entry is an
@@ -281,13 +290,28 @@ export class CustomerLedger {
 
   /** compact(horizon) (the cleanup job, or its log entry): what it dropped (queued consumptions by id). */
   compactTo(horizon) {
+    // The grants this compaction carries, as added (one carried before keeps its entry).
+    const carried = new Map();
+    for (const grant of this.ledger.grantsAt(horizon)) {
+      if (grant.startTime < horizon) carried.set(grant.grantId, this.carried.get(grant.grantId) ?? [grant.amount, grant.startTime]);
+    }
     const r = this.ledger.compact(horizon);
+    this.carried = carried;
     for (const p of r.droppedPending) this.queued.delete(p.eventId);
     return {
       droppedGrants: r.droppedGrants,
       droppedConsumptions: r.droppedConsumptions,
       droppedPending: r.droppedPending.map((p) => p.eventId),
     };
+  }
+
+  /**
+   * A grant as the package shows it (grantsAt's, burnDown's), with the amount and start it
+   * was added with when a compaction carried it across the horizon.
+   */
+  asAdded(grant) {
+    const added = grant === null ? undefined : this.carried.get(grant.grantId);
+    return added === undefined ? grant : { ...grant, amount: added[0], startTime: added[1] };
   }
 
   /** The queued consumptions let in since the last call, and forgets them. */

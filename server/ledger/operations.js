@@ -116,12 +116,14 @@ function addGrantUnguarded(state, input) {
   if (logged !== undefined) {
     const now = grantParameters(ledger.burnDown(grantId));
     if (now === null) return archivedOutcome(loggedGrantAnswer(logged, input));
-    // A grant carried across the horizon (shown from the horizon on; the ledger refuses any
-    // add before it): the first add's amount and start with the end it has now is an
-    // identical retry too (for a grant that starts at the horizon, the package's own rule),
-    // and so is the grant as the ledger shows it now (start at the horizon, the credit left
-    // there: the package's identical retry, docs/semantics.md), which the package answers.
-    if (ledger.horizon !== 0 && now[1] <= ledger.horizon && !sameGrant(now, input)) {
+    // A grant carried across the horizon (the package shows it from the horizon on, and
+    // refuses any add before it): the first add's amount and start with the end it has now
+    // is an identical retry too (for a grant that starts at the horizon, the package's own
+    // rule). The grant as the package shows it (start at the horizon, the credit left
+    // there, which the package takes as an identical retry) is not: before the cleanup it
+    // was another grant's parameters (409), and every read answers with the grant as added
+    // (CustomerLedger.asAdded), so a cleanup changes no answer.
+    if (ledger.horizon !== 0 && now[1] <= ledger.horizon) {
       const same = sameGrant([logged.amount, logged.t1, now[2]], input);
       return archivedOutcome(same ? loggedGrantAnswer({ ...logged, t2: endTime }, input) : loggedGrantAnswer(logged, input));
     }

@@ -53,11 +53,13 @@
  * are created by the migrations for the cleanup job: it may write a snapshot of a
  * customer at some seq and move the entries up to that seq to the archive. `load` then
  * returns the latest snapshot and only the entries after it. A snapshot `document` is
- * `{ ledger, pending, voidedGrants, cancelled }`: the package's `toJSON()` document, the
- * queued consumptions (`pending()` order, re-submitted on load), `[grantId, amount,
- * startTime, endTime]` of voided grants (their ids stay taken) and the event ids whose
- * latest change is a cancel (a retried cancel answers as the first; absent in snapshots
- * written before 2026-12-02).
+ * `{ ledger, pending, voidedGrants, cancelled, carriedGrants }`: the package's `toJSON()`
+ * document, the queued consumptions (`pending()` order, re-submitted on load), `[grantId,
+ * amount, startTime, endTime]` of voided grants (their ids stay taken), the event ids
+ * whose latest change is a cancel (a retried cancel answers as the first; absent in
+ * snapshots written before 2026-12-02), and `[grantId, amount, startTime]` of the grants
+ * compactions carried across the horizon, as added (reads answer with them; absent in
+ * snapshots written before 2026-12-02 22:20 UTC).
  *
  * ## Packs (derived data, like the snapshots)
  * Beside the rows, a store keeps a *pack* for every full, aligned range of PACK_ROWS
@@ -80,7 +82,7 @@
  *
  * @typedef {import('./packs.js').Pack} Pack
  * @typedef {[seq: number, kind: 'grant'|'consume'|'submit'|'void'|'end'|'cancel', id: string, amount: number|null, t1: number|null, t2: number|null]} LogEntry
- * @typedef {{ seq: number, horizon: number, document: { ledger: object, pending: Array<{eventId: string, amount: number, timestamp: number}>, voidedGrants: Array<[string, number, number, number]>, cancelled?: string[] } }} Snapshot
+ * @typedef {{ seq: number, horizon: number, document: { ledger: object, pending: Array<{eventId: string, amount: number, timestamp: number}>, voidedGrants: Array<[string, number, number, number]>, cancelled?: string[], carriedGrants?: Array<[string, number, number]> } }} Snapshot
  * @typedef {{ customer: string, baseSeq: number, entries: Array<[kind: string, id: string, amount: number|null, t1: number|null, t2: number|null, allocations?: string]> }} CommitGroup
  *
  * @interface Store

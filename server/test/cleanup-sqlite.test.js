@@ -90,6 +90,22 @@ test('server.js: LEDGER_GRACE and LEDGER_CLEANUP_INTERVAL_MS run the job in a se
       doc.consumptions.map((c) => c.eventId),
       ['e8', 'e9'],
     );
+    // Carried across every horizon the passes set, the grant still reads as it was added.
+    const grant = { grantId: 'g', amount: 100, startTime: 0, endTime: 1000 };
+    assert.deepEqual((await client.untilAnswered('GET', `${base}/grants?at=85`)).body, { grants: [{ ...grant, remaining: 91 }] });
+    const burnDown = (await client.untilAnswered('GET', `${base}/grants/g`)).body;
+    // Its draws and breakpoints from the horizon on (before it, history is final).
+    assert.deepEqual(burnDown, {
+      ...grant,
+      draws: [
+        { timestamp: 80, eventId: 'e8', amount: 1 },
+        { timestamp: 90, eventId: 'e9', amount: 1 },
+      ],
+      remaining: [
+        [80, 91],
+        [90, 90],
+      ],
+    });
     const late = await client.untilAnswered('POST', `${base}/consumptions`, { eventId: 'late', amount: 1, timestamp: 5 });
     assert.deepEqual([late.status, late.body.error.code], [409, 'BEFORE_HORIZON']);
     assert.match(late.body.error.message, /^consume: consumption "late" /, 'the call the client made');

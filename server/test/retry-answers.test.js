@@ -150,10 +150,12 @@ test("after a compaction, a carried grant's retry may have its end now; a droppe
       'K, carried: its first add and its end now are retries, another end is not',
     );
     assert.deepEqual([await add(dropped), await add({ ...dropped, endTime: 70 })], [200, 409], "D, dropped: its first add's only");
-    // K as GET shows it (from the horizon, with what was left there) is the package's identical retry.
+    // GET shows K as added, with its end now; K as the package shows it (from the horizon,
+    // with what was left there), which it takes as an identical retry, is another grant's
+    // parameters, as it was before the cleanup.
     const shown = (await inject('GET', `${BASE}/grants/K`)).json();
-    assert.deepEqual([shown.amount, shown.startTime, shown.endTime], [10, 4900, 9000]);
-    assert.equal(await add({ grantId: 'K', amount: 10, startTime: 4900, endTime: 9000 }), 200, 'K as GET shows it');
+    assert.deepEqual([shown.amount, shown.startTime, shown.endTime], [10, 0, 9000]);
+    assert.equal(await add({ grantId: 'K', amount: 10, startTime: 4900, endTime: 9000 }), 409, 'K as the package shows it');
     assert.equal(await add({ grantId: 'K', amount: 9, startTime: 4900, endTime: 9000 }), 409);
   } finally {
     await app.close();

@@ -112,6 +112,16 @@ export async function runCleanupScenario(t, storeKit, seed) {
     const oldGrant = sent.get(customer).grants.find((g) => g.startTime < h);
     const regrant = await post(app, customer, 'grants', oldGrant);
     assert.equal(regrant.statusCode, 200, JSON.stringify(regrant.json()));
+    // A grant carried across the horizon, added as the package shows it there (start at
+    // the horizon, the credit left then): other parameters than its add, 409 as before the
+    // cleanup, not an identical retry.
+    const carried = (await get(app, customer, `/grants?at=${h}`)).grants.find((g) => g.startTime < h && g.remaining > 0);
+    assert.ok(carried !== undefined, 'a grant was carried across the horizon with credit left');
+    const asShown = { grantId: carried.grantId, amount: carried.remaining, startTime: h, endTime: carried.endTime };
+    const shown = await post(app, customer, 'grants', asShown);
+    assert.deepEqual([shown.statusCode, shown.json().error?.code], [409, 'DUPLICATE_ID'], JSON.stringify(asShown));
+    const { remaining: _remaining, ...asAdded } = carried;
+    assert.equal((await post(app, customer, 'grants', asAdded)).statusCode, 200, 'the grant as added (and read) is an identical retry');
     const batch = await post(app, customer, 'events', {
       events: [
         { type: 'consumption', ...old },
@@ -308,7 +318,11 @@ async function workload(app, customer, rng) {
   return accepted;
 }
 
-/** What a customer answers at and after `h`: balances, headroom, the curve, allocations of its consumptions. */
+/**
+ * What a customer answers at and after `h`: balances, headroom, the grants valid at each
+ * time (as added: a grant carried across the horizon keeps its amount and start), each
+ * such grant's burn-down from the horizon on, the curve, allocations of its consumptions.
+ */
 async function view(app, customer, h) {
   const doc = await get(app, customer, '/ledger');
   const ids = doc.consumptions
@@ -320,8 +334,10 @@ async function view(app, customer, h) {
   for (const t of times) {
     out.balances.push((await get(app, customer, `/balance?at=${t}`)).balance);
     out.headroom.push((await get(app, customer, `/headroom?at=${t}`)).headroom);
-    out.remaining.push((await get(app, customer, `/grants?at=${t}`)).grants.map((g) => [g.grantId, g.endTime, g.remaining]));
+    out.remaining.push((await get(app, customer, `/grants?at=${t}`)).grants);
   }
+  out.burnDowns = [];
+  for (const { grantId } of out.remaining[0]) out.burnDowns.push(fromHorizon(await get(app, customer, `/grants/${grantId}`), h));
   out.curve = (await get(app, customer, `/balance-curve?from=${h}&to=${h + 3000}`)).points;
   for (const id of ids) out.allocations.push((await get(app, customer, `/consumptions/${id}`)).allocations);
   return out;
@@ -333,10 +349,19 @@ function oracleView(ledger, h, ids) {
     ids,
     balances: times.map((t) => ledger.getBalance(t)),
     headroom: times.map((t) => ledger.headroom(t)),
-    remaining: times.map((t) => ledger.grantsAt(t).map((g) => [g.grantId, g.endTime, g.remaining])),
+    remaining: times.map((t) => ledger.grantsAt(t)),
     allocations: ids.map((id) => ledger.allocations(id)),
+    burnDowns: ledger.grantsAt(h).map(({ grantId }) => fromHorizon(ledger.burnDown(grantId), h)),
     curve: ledger.balanceCurve(h, h + 3000),
   };
+}
+
+// A burn-down from the horizon on: the grant as added, its draws at or after `h`, and what
+// remained at each of its breakpoints from `h` on (the history before it is final).
+function fromHorizon({ grantId, amount, startTime, endTime, draws, remaining }, h) {
+  const later = remaining.filter(([t]) => t > h);
+  const at = remaining.findLast(([t]) => t <= h);
+  return { grantId, amount, startTime, endTime, draws: draws.filter((d) => d.timestamp >= h), remaining: [[h, at[1]], ...later] };
 }
 
 /** The whole history (archive + log) through a fresh GPULedger, skipping compaction: the oracle. */

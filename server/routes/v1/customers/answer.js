@@ -48,7 +48,7 @@ export async function answerLongRead(fastify, request, reply, read, input) {
     const text = cache.get(customer, request.url, state);
     if (text !== undefined) return { text };
     stamp = cache.stamp(state);
-    return { body: read(ledger, value) };
+    return { body: read(ledger, value, state) };
   });
   const out = await answer(fastify, request, reply, op, input);
   if (out.body === null) return null;

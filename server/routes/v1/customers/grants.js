@@ -4,8 +4,9 @@ import * as ops from '../../../ledger/operations.js';
 import { notFound } from '../../../errors.js';
 import { answer, answerLongRead, checkNoBody, queryTime } from './answer.js';
 
-const grantsAt = ops.read((ledger, at) => ({ grants: ledger.grantsAt(at) }));
-const burnDown = (ledger, grantId) => ledger.burnDown(grantId);
+// A grant a compaction carried across the horizon is answered as it was added (CustomerLedger.asAdded).
+const grantsAt = ops.read((ledger, at, state) => ({ grants: ledger.grantsAt(at).map((grant) => state.asAdded(grant)) }));
+const burnDown = (ledger, grantId, state) => state.asAdded(ledger.burnDown(grantId));
 
 export default async function grants(fastify) {
   fastify.post('/grants', { schema: schemas.addGrant, config: { access: 'write' } }, (request, reply) =>
