@@ -46,7 +46,7 @@ if (env.LEDGER_KEYS) {
 const limits = {
   cacheBytes: integer('LEDGER_CACHE_BYTES', 512 * 1024 * 1024),
   rateLimitMax: integer('LEDGER_RATE_LIMIT', 0),
-  rateLimitWindowMs: integer('LEDGER_RATE_WINDOW_MS', 1000),
+  rateLimitWindowMs: positive('LEDGER_RATE_WINDOW_MS', 1000),
   maxEventLoopDelay: integer('LEDGER_MAX_EVENT_LOOP_DELAY_MS', 1000),
   maxEventLoopUtilization: number('LEDGER_MAX_EVENT_LOOP_UTILIZATION', 0),
   pressureSampleInterval: integer('LEDGER_PRESSURE_SAMPLE_MS', 500),
@@ -57,7 +57,7 @@ const limits = {
 // The cleanup job runs when LEDGER_GRACE is set: history older than the customer's latest
 // consumption time minus LEDGER_GRACE (ledger time units) becomes final (README, "Cleanup").
 const grace = env.LEDGER_GRACE === undefined || env.LEDGER_GRACE === '' ? null : integer('LEDGER_GRACE', 0);
-const cleanupIntervalMs = integer('LEDGER_CLEANUP_INTERVAL_MS', 60_000);
+const cleanupIntervalMs = positive('LEDGER_CLEANUP_INTERVAL_MS', 60_000);
 // The web origins whose pages may call the API (CORS): any by default; a comma-separated
 // list of origins; or "off".
 const corsSetting = (env.LEDGER_CORS_ORIGINS ?? '').trim();

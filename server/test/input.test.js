@@ -445,6 +445,9 @@ test('LEDGER_CORS_ORIGINS must list origins as browsers write them, and LEDGER_R
     ],
     ['LEDGER_CORS_ORIGINS', 'HTTPS://App.example', /did you mean "https:\/\/app\.example"/],
     ['LEDGER_REQUEST_TIMEOUT_MS', '0', /LEDGER_REQUEST_TIMEOUT_MS must be a positive integer, got "0"/],
+    // 0 ms would run the cleanup pass, or count the rate limit's window, in a busy loop.
+    ['LEDGER_CLEANUP_INTERVAL_MS', '0', /LEDGER_CLEANUP_INTERVAL_MS must be a positive integer, got "0"/],
+    ['LEDGER_RATE_WINDOW_MS', '0', /LEDGER_RATE_WINDOW_MS must be a positive integer, got "0"/],
   ]) {
     const run = spawnSync(process.execPath, [join(serverDir, 'server.js')], {
       env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LEDGER_STORE: join(dir, 'never.db'), [name]: value },
