@@ -35,9 +35,9 @@ export async function answer(fastify, request, reply, op, input) {
 }
 
 /**
- * `answer` for a read whose answer may be long (a whole history): `read(ledger, input)` runs in
- * the customer's turn unless the read cache (ledger/read-cache.js) holds the text answered
- * for this URL of the same ledger as it is now. Sends the JSON text, or returns null when
+ * `answer` for a read whose answer may be long (a whole history): `read(ledger, input,
+ * state)` runs in the customer's turn unless the read cache (ledger/read-cache.js) holds
+ * the text answered for this URL of the same ledger as it is now. Sends the JSON text, or returns null when
  * `read` found nothing (the route answers 404).
  */
 export async function answerLongRead(fastify, request, reply, read, input) {
