@@ -28,17 +28,54 @@ export const READ_CACHE_MIN_BYTES = 64 * 1024;
 // bytes would become one (the second an "identical retry", never charged).
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+// The requests on a socket whose answers have not been handed to it yet, and the parser's
+// refusal held back until those that arrived whole are answered.
+const kUnanswered = Symbol('unanswered requests');
+const kRefusal = Symbol('refusal held back'); // its text, then null once sent
+
+function trackAnswers(request, reply) {
+  const socket = request.socket;
+  (socket[kUnanswered] ??= new Set()).add(request);
+  let settled = false;
+  const settle = () => {
+    if (settled) return;
+    settled = true;
+    socket[kUnanswered].delete(request);
+    if (typeof socket[kRefusal] === 'string' && !awaitsAnswer(socket)) sendRefusal(socket);
+  };
+  reply.once('finish', settle); // handed to the socket
+  reply.once('close', settle); // or given up
+}
+
+// A request on the socket arrived whole and is not answered yet. (One still arriving
+// is the one the refusal is about, or it stopped arriving: it gets no answer of its own.)
+function awaitsAnswer(socket) {
+  for (const request of socket[kUnanswered] ?? []) if (request.complete) return true;
+  return false;
+}
+
+function sendRefusal(socket) {
+  const text = socket[kRefusal];
+  socket[kRefusal] = null; // sent
+  if (socket.writable && !socket.writableEnded) socket.end(text);
+  else socket.destroy();
+}
+
 // What Node's HTTP parser refuses before any route runs (a request line and headers over
 // 16 KiB, bytes that are not HTTP, a request too slow to arrive), in the API's error body,
 // with the cross-origin headers every other answer carries (plugins/external/cors.js): for
 // a list of origins, the request's Origin header when the bytes received hold it and it is
-// one of them.
+// one of them. The refusal closes the connection. Requests the parser accepted
+// earlier on it (a write, then bytes past its Content-Length) are answered first, in order:
+// those answers say what was committed, and the refusal before them would read as the
+// write refused.
 function clientErrorHandler(corsOrigins) {
   return (error, socket) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy(error);
       return;
     }
+    if (socket[kRefusal] !== undefined) return; // already refused (the parser repeats its error on more bytes)
     const [status, code, message] =
       error.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'HEADERS_TOO_LARGE', 'the request line and headers are over 16 KiB (a path parameter is at most 4096 characters)']
@@ -46,11 +83,11 @@ function clientErrorHandler(corsOrigins) {
           ? [408, 'REQUEST_TIMEOUT', 'the request took too long to arrive']
           : [400, 'INVALID_ARGUMENT', 'the request is not valid HTTP/1.1'];
     const body = JSON.stringify({ error: { code, message } });
-    socket.end(
+    socket[kRefusal] =
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${crossOriginHeaders(corsOrigins, error.rawPacket)}` +
-        `Content-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+      `Content-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+    if (!awaitsAnswer(socket)) sendRefusal(socket);
   };
 }
 
@@ -192,6 +229,7 @@ export async function buildApp({
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, discriminator: true } },
     clientErrorHandler: clientErrorHandler(corsOrigins),
   });
+  app.server.on('request', trackAnswers);
 
   // Stopping (SIGTERM, SIGINT): a request that arrives on an open connection after close()
   // began is answered 503 UNAVAILABLE with Retry-After, and runs nothing. Every answer

@@ -114,6 +114,39 @@ export class CustomerLedger {
     });
   }
 
+  /**
+   * The store's `load` of a customer, for rebuild. A snapshot written before snapshot
+   * documents kept carriedGrants is completed: the grants it holds that started before its
+   * horizon (the package's toJSON keeps their start; their amount is what was left there)
+   * were carried, and their logged adds (log or archive: a compaction archives, never
+   * deletes) say what they were added with. Without this, reads would show such grants from
+   * the horizon on, and the next compaction would keep that view as their "as added". The
+   * lookup is a store call, and a load's entries are read when iterated, right after it
+   * (store/interface.js): the customer is loaded again after the lookup, and the lookup's
+   * answer used if the snapshot is still the one it was made for.
+   */
+  static async load(store, customer) {
+    let known = null; // { seq, carriedGrants } of the snapshot last completed
+    for (;;) {
+      const loaded = await store.load(customer);
+      const snapshot = loaded.snapshot;
+      if (snapshot === null || snapshot.document.carriedGrants !== undefined) return loaded;
+      if (known !== null && known.seq === snapshot.seq) {
+        snapshot.document.carriedGrants = known.carriedGrants;
+        return loaded;
+      }
+      const { horizon, grants = [] } = snapshot.document.ledger;
+      const ids = typeof horizon === 'number' ? grants.filter((grant) => grant.startTime < horizon).map((grant) => grant.grantId) : [];
+      const logged = ids.length === 0 ? new Map() : await store.findEntries(customer, 'grant', ids);
+      const carriedGrants = [];
+      for (const id of ids) {
+        const add = logged.get(id);
+        if (add !== undefined) carriedGrants.push([id, add.amount, add.t1]);
+      }
+      known = { seq: snapshot.seq, carriedGrants };
+    }
+  }
+
   /** Rebuilds a customer from what the store returned by `load` (snapshot, then log entries in seq order, up to lastSeq). */
   static rebuild(customer, { snapshot, entries, lastSeq }) {
     let state;

@@ -337,7 +337,7 @@ export class LedgerService {
     const started = performance.now();
     let state = null;
     try {
-      const data = await this.#store.load(slot.customer);
+      const data = await CustomerLedger.load(this.#store, slot.customer);
       state = CustomerLedger.rebuild(slot.customer, data);
     } catch (error) {
       slot.loading = false;

@@ -56,10 +56,11 @@
  * `{ ledger, pending, voidedGrants, cancelled, carriedGrants }`: the package's `toJSON()`
  * document, the queued consumptions (`pending()` order, re-submitted on load), `[grantId,
  * amount, startTime, endTime]` of voided grants (their ids stay taken), the event ids
- * whose latest change is a cancel (a retried cancel answers as the first; absent in
- * snapshots written before 2026-12-02), and `[grantId, amount, startTime]` of the grants
- * compactions carried across the horizon, as added (reads answer with them; absent in
- * snapshots written before 2026-12-02 22:20 UTC).
+ * whose latest change is a cancel (a retried cancel answers as the first), and
+ * `[grantId, amount, startTime]` of the grants compactions carried across the horizon, as
+ * added (reads answer with them). Snapshots written by earlier versions may lack the last
+ * two: `cancelled` is then taken as empty, and CustomerLedger.load recovers the carried
+ * grants from their logged adds (`findEntries`, which reads the archive too).
  *
  * ## Packs (derived data, like the snapshots)
  * Beside the rows, a store keeps a *pack* for every full, aligned range of PACK_ROWS

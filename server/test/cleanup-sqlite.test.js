@@ -9,24 +9,27 @@ import { startServer } from './support/server-process.js';
 import { makeClient } from './support/http-client.js';
 import { seedFromEnv } from './support/seed.js';
 import { runCleanupScenario, runMemoryScenario } from './support/cleanup-scenario.js';
+import { buildApp } from '../app.js';
+import { ADMIN, KEYS } from './helpers.js';
 
 const tmp = makeTempDir('ledger-cleanup');
 after(() => tmp.remove());
 
+function query(path, fn) {
+  const db = new Database(path, { readonly: true });
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
 function kit(file) {
   const path = join(tmp.path, file);
-  const query = (fn) => {
-    const db = new Database(path, { readonly: true });
-    try {
-      return fn(db);
-    } finally {
-      db.close();
-    }
-  };
   return {
     make: () => new SqliteStore(path),
     logs: async () =>
-      query((db) => {
+      query(path, (db) => {
         const logs = new Map();
         const rows = db
           .prepare(
@@ -40,7 +43,7 @@ function kit(file) {
         return logs;
       }),
     layout: async (customer) =>
-      query((db) => ({
+      query(path, (db) => ({
         archived: db.prepare('SELECT count(*) FROM archive WHERE customer = ?').pluck().get(customer),
         logged: db.prepare('SELECT count(*) FROM log WHERE customer = ?').pluck().get(customer),
         snapshots: db.prepare('SELECT count(*) FROM snapshots WHERE customer = ?').pluck().get(customer),
@@ -148,4 +151,69 @@ test("SQLite: an id's lookup in the log and the archive reads the kind's id inde
   } finally {
     db.close();
   }
+});
+
+test('SQLite: a snapshot without carriedGrants (written before the field) reads its carried grants as added, from their logged adds', async () => {
+  const path = join(tmp.path, 'older-snapshot.db');
+  const open = async () => {
+    const store = new SqliteStore(path);
+    await store.open();
+    return buildApp({ store, keys: KEYS, limits: { maxEventLoopDelay: 0 }, cleanup: { grace: 0, intervalMs: 3_600_000 } });
+  };
+  const caller = (app) => async (method, url, payload) => {
+    const r = await app.inject({ method, url: `/v1/customers/old${url}`, headers: { authorization: `Bearer ${ADMIN}` }, payload });
+    return [r.statusCode, r.json()];
+  };
+  const document = () => query(path, (db) => JSON.parse(db.prepare('SELECT document FROM snapshots ORDER BY seq DESC').pluck().get()));
+  const carried = () => document().carriedGrants.sort(([a], [b]) => (a < b ? -1 : 1));
+  let app = await open();
+  after(() => app.close()); // a failed assertion leaves the latest open
+  let call = caller(app);
+  await call('POST', '/grants', { grantId: 'G', amount: 100, startTime: 0, endTime: 1000 });
+  await call('POST', '/grants', { grantId: 'H', amount: 7, startTime: 20, endTime: 500 });
+  await call('POST', '/grants', { grantId: 'late', amount: 3, startTime: 70, endTime: 900 });
+  await call('POST', '/consumptions', { eventId: 'e1', amount: 30, timestamp: 10 });
+  await call('POST', '/consumptions', { eventId: 'e2', amount: 5, timestamp: 50 });
+  const reads = async () => [await call('GET', '/grants/G'), await call('GET', '/grants/H'), await call('GET', '/grants?at=60')];
+  assert.deepEqual(
+    (await app.cleanup.runOnce()).map((pass) => pass.horizon),
+    [50],
+  );
+  const compacted = await reads(); // as added: G 100 from 0, H 7 from 20
+  assert.deepEqual(compacted[2][1].grants.map((g) => [g.grantId, g.amount, g.startTime]).sort(), [
+    ['G', 100, 0],
+    ['H', 7, 20],
+  ]);
+  await app.close();
+  // As the versions before the field wrote it.
+  assert.deepEqual(carried(), [
+    ['G', 100, 0],
+    ['H', 7, 20],
+  ]);
+  const db = new Database(path);
+  db.prepare("UPDATE snapshots SET document = json_remove(document, '$.carriedGrants')").run();
+  db.close();
+  app = await open();
+  call = caller(app);
+  assert.deepEqual(await reads(), compacted, 'read as when the compaction was made');
+  assert.equal((await call('POST', '/grants', { grantId: 'G', amount: 100, startTime: 0, endTime: 1000 }))[0], 200);
+  await call('POST', '/consumptions', { eventId: 'e3', amount: 1, timestamp: 60 });
+  assert.deepEqual(
+    (await app.cleanup.runOnce()).map((pass) => pass.horizon),
+    [60],
+  );
+  await app.close();
+  assert.deepEqual(
+    carried(),
+    [
+      ['G', 100, 0],
+      ['H', 7, 20],
+    ],
+    'the next snapshot keeps them as added',
+  );
+  app = await open();
+  call = caller(app);
+  const [[, g], [, h]] = await reads();
+  assert.deepEqual([g.amount, g.startTime, h.amount, h.startTime], [100, 0, 7, 20]);
+  await app.close();
 });

@@ -310,6 +310,49 @@ test("what Node's HTTP parser refuses before any route gets the API's error body
   }
 });
 
+test('a write followed on its connection by bytes that are not HTTP gets its own answer first, then the refusal', async () => {
+  // The write is committed: its client must hear so before the connection's 400 (an
+  // answer out of order would read as the write refused). Pipelined requests before the
+  // bad bytes are answered too, in order.
+  const { connect } = await import('node:net');
+  const { port } = new URL(service.url);
+  const exchange = (request) =>
+    new Promise((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+  const statuses = (text) => [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+  const post = (eventId) => {
+    const body = JSON.stringify({ eventId, amount: 1, timestamp: 1 });
+    return (
+      `POST /v1/customers/ordered/consumptions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+    );
+  };
+  const cases = [
+    ['a body longer than its Content-Length', ['ord-long'], 'XYZ\r\n\r\n'],
+    ['a garbage line after the write', ['ord-garbage'], 'NOT HTTP AT ALL\r\n\r\n'],
+    ['two pipelined writes, then a header without a colon', ['ord-p1', 'ord-p2'], 'GET / HTTP/1.1\r\nno colon\r\n\r\n'],
+  ];
+  // Its own customer: the other tests read acme's state.
+  await call(service.url, 'POST', '/v1/customers/ordered/grants', { body: { grantId: 'g', amount: 100, startTime: 0, endTime: 100 } });
+  for (const [name, ids, tail] of cases) {
+    const text = await exchange(ids.map(post).join('') + tail);
+    assert.deepEqual(statuses(text), [...ids.map(() => 200), 400], `${name}: ${text}`);
+    const last = text.slice(text.lastIndexOf('HTTP/1.1 400'));
+    assert.equal(JSON.parse(last.slice(last.indexOf('\r\n\r\n') + 4)).error.code, 'INVALID_ARGUMENT', name);
+    const ledger = (await call(service.url, 'GET', '/v1/customers/ordered/ledger')).body;
+    for (const id of ids)
+      assert.ok(
+        ledger.consumptions.some((c) => c.eventId === id),
+        `${name}: ${id} committed`,
+      );
+  }
+});
+
 test('missing and wrong keys are 401; roles and customer lists are 403', async () => {
   const initial = await state();
   const cases = [
