@@ -2,7 +2,7 @@
 // { status: 'ok' }, else 503 UNAVAILABLE with Retry-After, so that a proxy checking it
 // takes an instance whose database is unreachable out of rotation.
 import { unavailable } from '../errors.js';
-import { errorBody, headersTooLarge } from '../schemas/common.js';
+import { monitoringErrors } from '../schemas/common.js';
 import { notShed } from '../plugins/external/under-pressure.js';
 
 const PING_MS = 2000;
@@ -17,8 +17,9 @@ export default async function health(fastify) {
         security: [],
         response: {
           200: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] },
-          431: headersTooLarge,
-          503: errorBody,
+          ...monitoringErrors(
+            'UNAVAILABLE: the store did not answer within 2 s, or the service is stopping; Retry-After says when to retry',
+          ),
         },
       },
       config: { rateLimit: false, ...notShed }, // shed load does not make the store unhealthy

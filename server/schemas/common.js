@@ -79,17 +79,31 @@ const ERROR_TEXTS = {
   409: 'DUPLICATE_ID (the id is taken with other parameters) or BEFORE_HORIZON (needs history a compaction made final)',
   413: 'PAYLOAD_TOO_LARGE: a body over 1 MiB',
   422: "LIMIT_EXCEEDED: the ledger's event limit",
+  408: "REQUEST_TIMEOUT: the request's head or body did not arrive within LEDGER_REQUEST_TIMEOUT_MS; answered by Node's HTTP parser before any route",
   429: 'RATE_LIMITED: too many requests for this key; Retry-After says when to retry',
   431: "HEADERS_TOO_LARGE: a request line and headers over 16 KiB (a path parameter is at most 4,096 characters), refused by Node's HTTP parser before any route",
+  500: 'INTERNAL: a fault of the service itself, which it logs',
   503: 'UNAVAILABLE: the store failed, the service is stopping or overloaded; Retry-After says when to retry',
 };
+// A request that is not HTTP (Node's parser, before any route) is a 400 on every route.
+const PARSER_400 = "INVALID_ARGUMENT: the request is not valid HTTP/1.1 (refused by Node's HTTP parser before any route)";
 
-/** The error answers a customer route may give, for the OpenAPI document. */
-export function errors(...statuses) {
+function errorAnswers(statuses, texts = {}) {
   const out = {};
-  for (const status of [400, 401, 403, 429, 431, 503, ...statuses]) out[status] = { ...errorBody, description: ERROR_TEXTS[status] };
+  for (const status of statuses) out[status] = { ...errorBody, description: texts[status] ?? ERROR_TEXTS[status] };
   return out;
 }
 
-/** The 431 answer, which any route may give (the monitoring routes list it with their own). */
-export const headersTooLarge = { ...errorBody, description: ERROR_TEXTS[431] };
+/** The error answers a customer route may give, for the OpenAPI document. */
+export function errors(...statuses) {
+  return errorAnswers([400, 401, 403, 408, 429, 431, 500, 503, ...statuses]);
+}
+
+/**
+ * The error answers of the monitoring routes (no key, no rate limit): those given before
+ * any route, a fault, and 503 while the service stops (and, for /healthz, when the store
+ * does not answer).
+ */
+export function monitoringErrors(unavailable = 'UNAVAILABLE: the service is stopping; Retry-After says when to retry') {
+  return errorAnswers([400, 408, 431, 500, 503], { 400: PARSER_400, 503: unavailable });
+}

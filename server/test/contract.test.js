@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { GPULedger } from 'gpu-credit-ledger';
-import { ADMIN, client, random, startProcess, tempDir } from './helpers.js';
+import { ADMIN, call, client, random, startProcess, tempDir } from './helpers.js';
 import { Mirror, servedView, shape } from './mirror.js';
 import { storeUnderTest } from './support/postgres.js';
 
@@ -182,4 +182,34 @@ test('health, metrics and the OpenAPI document need no key', async () => {
     'startTime',
     'endTime',
   ]);
+});
+
+test('the OpenAPI document lists the statuses every route can give and the headers the answers carry', async () => {
+  const doc = (await client(server.url, null).get('/openapi.json')).body;
+  const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => [path, method, op]));
+  assert.ok(operations.length > 17);
+  for (const [path, method, op] of operations) {
+    // Before any route (the parser), a fault, and the service stopping: any request.
+    for (const status of ['400', '408', '431', '500', '503']) assert.ok(op.responses[status], `${method} ${path} lists ${status}`);
+    if (method === 'get') assert.ok(doc.paths[path].head, `HEAD ${path} (Fastify answers HEAD on a GET route)`);
+  }
+  // What the service sends, declared where it sends it.
+  const declared = (path, method, status, header) => doc.paths[path][method].responses[status]?.headers?.[header] !== undefined;
+  const read = await c.get('/v1/customers/oas/balance?at=1');
+  const missing = await c.get('/v1/customers/oas/grants/none');
+  const head = await c('HEAD', '/v1/customers/oas/balance?at=1');
+  assert.deepEqual([read.status, missing.status, head.status], [200, 404, 200]);
+  for (const header of ['x-ledger-seq', 'x-ledger-cached-age-ms']) {
+    assert.ok(read.headers.has(header) && declared('/v1/customers/{customerId}/balance', 'get', '200', header), header);
+    assert.ok(head.headers.has(header) && declared('/v1/customers/{customerId}/balance', 'head', '200', header), header);
+    assert.ok(missing.headers.has(header) && declared('/v1/customers/{customerId}/grants/{grantId}', 'get', '404', header), header);
+  }
+  const unauthenticated = await call(server.url, 'GET', '/v1/customers/oas/balance?at=1', { key: null });
+  assert.equal(unauthenticated.status, 401);
+  assert.equal(unauthenticated.headers.get('www-authenticate'), 'Bearer');
+  assert.ok(declared('/v1/customers/{customerId}/balance', 'get', '401', 'www-authenticate'));
+  for (const [path, method, op] of operations) {
+    if (!path.startsWith('/v1/customers/')) continue;
+    for (const status of ['429', '503']) assert.ok(op.responses[status].headers['retry-after'], `${method} ${path} ${status} Retry-After`);
+  }
 });

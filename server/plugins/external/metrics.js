@@ -4,7 +4,7 @@
 import fp from 'fastify-plugin';
 import client from 'prom-client';
 import { GPULedger } from 'gpu-credit-ledger';
-import { headersTooLarge } from '../../schemas/common.js';
+import { monitoringErrors } from '../../schemas/common.js';
 import { notShed } from './under-pressure.js';
 
 async function metrics(fastify) {
@@ -100,7 +100,7 @@ async function metrics(fastify) {
     security: [],
     response: {
       200: { description: 'The metrics, Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } },
-      431: headersTooLarge,
+      ...monitoringErrors(),
     },
   };
   fastify.get('/metrics', { schema, config: { rateLimit: false, ...notShed } }, async (request, reply) => {
