@@ -28,6 +28,24 @@ export const READ_CACHE_MIN_BYTES = 64 * 1024;
 // bytes would become one (the second an "identical retry", never charged).
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+// What Node's parser lets through but the API does not act on: an HTTP/1.1 request
+// without exactly one Host (RFC 9112 3.2), a body in a content or transfer coding the
+// service does not decode (it would be read as plain JSON), a raw "#" in the target (not
+// allowed there; the router would cut the path at it and act on another id).
+function refuseUnframed(raw) {
+  if (raw.url.includes('#')) throw invalidArgument('the request target holds a raw "#": percent-encode it (%23) in an id');
+  let hosts = 0;
+  for (let i = 0; i < raw.rawHeaders.length; i += 2) if (raw.rawHeaders[i].toLowerCase() === 'host') hosts++;
+  if (hosts > 1 || (hosts === 0 && raw.httpVersion === '1.1'))
+    throw invalidArgument(hosts === 0 ? 'an HTTP/1.1 request needs a Host header' : 'the request has more than one Host header');
+  const contentCoding = raw.headers['content-encoding'];
+  if (contentCoding !== undefined && contentCoding.trim().toLowerCase() !== 'identity')
+    throw invalidArgument(`Content-Encoding ${JSON.stringify(contentCoding.slice(0, 100))} is not supported: send the body as is`);
+  const transferCoding = raw.headers['transfer-encoding'];
+  if (transferCoding !== undefined && transferCoding.trim().toLowerCase() !== 'chunked')
+    throw invalidArgument(`Transfer-Encoding ${JSON.stringify(transferCoding.slice(0, 100))} is not supported: only chunked`);
+}
+
 // The requests on a socket whose answers have not been handed to it yet, and the parser's
 // refusal held back until those that arrived whole are answered.
 const kUnanswered = Symbol('unanswered requests');
@@ -202,7 +220,13 @@ export async function buildApp({
     requestTimeout: requestTimeoutMs,
     // Node takes it at the server's creation only (set later, it never fires); its head's
     // own timeout may not be longer.
-    http: { requestTimeout: requestTimeoutMs, headersTimeout: Math.min(60_000, requestTimeoutMs), connectionsCheckingInterval: 1000 },
+    // A missing Host is refused by the hook below, in the API's body (Node's own 400 has none).
+    http: {
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: Math.min(60_000, requestTimeoutMs),
+      connectionsCheckingInterval: 1000,
+      requireHostHeader: false,
+    },
     // Grant and event ids reach 1024 UTF-8 bytes, percent-encoded up to three times that.
     routerOptions: { maxParamLength: 4096 },
     // Requests that arrive while the app closes get the API's 503 (the hook below), not
@@ -263,8 +287,33 @@ export async function buildApp({
     sweep.unref();
     app.server.once('close', () => clearInterval(sweep));
   });
-  app.addHook('onRequest', async () => {
-    if (closing) throw unavailable('the service is stopping; retry');
+  // These run before the cross-origin plugin's hook: their answers get its headers here.
+  app.addHook('onRequest', async (request, reply) => {
+    try {
+      if (closing) throw unavailable('the service is stopping; retry');
+      refuseUnframed(request.raw);
+    } catch (error) {
+      const origin = request.headers.origin;
+      reply.headers(crossOriginFields(corsOrigins, Array.isArray(origin) ? origin[0] : origin));
+      throw error;
+    }
+  });
+  // An Expect other than 100-continue: Node answers 417 itself, with no body, unless told.
+  app.server.on('checkExpectation', (request, response) => {
+    const origin = request.headers.origin;
+    const body = JSON.stringify({
+      error: {
+        code: 'EXPECTATION_FAILED',
+        message: `Expect: ${JSON.stringify(request.headers.expect)} is not supported (only 100-continue)`,
+      },
+    });
+    response.writeHead(417, {
+      ...crossOriginFields(corsOrigins, Array.isArray(origin) ? origin[0] : origin),
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
+    response.end(body);
   });
   // An answer given before the request's body has arrived whole (a key refused, a body
   // that is not JSON) closes its connection too: the rest of the body is never read, and

@@ -190,7 +190,7 @@ test('the OpenAPI document lists the statuses every route can give and the heade
   assert.ok(operations.length > 17);
   for (const [path, method, op] of operations) {
     // Before any route (the parser), a fault, and the service stopping: any request.
-    for (const status of ['400', '408', '431', '500', '503']) assert.ok(op.responses[status], `${method} ${path} lists ${status}`);
+    for (const status of ['400', '408', '417', '431', '500', '503']) assert.ok(op.responses[status], `${method} ${path} lists ${status}`);
     if (method === 'get') assert.ok(doc.paths[path].head, `HEAD ${path} (Fastify answers HEAD on a GET route)`);
   }
   // What the service sends, declared where it sends it.

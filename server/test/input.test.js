@@ -353,6 +353,74 @@ test('a write followed on its connection by bytes that are not HTTP gets its own
   }
 });
 
+test("what Node's parser lets through but HTTP/1.1 refuses gets a 400 with the API's body, and changes nothing", async () => {
+  // Node answers a missing Host and an unknown expectation itself (an empty body, no
+  // cross-origin headers), and lets two Host lines, a content or transfer coding the
+  // service does not decode, and a raw "#" in the path through.
+  const { connect } = await import('node:net');
+  const { port } = new URL(service.url);
+  const send = (request) =>
+    new Promise((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+  const initial = await state();
+  const body = JSON.stringify({ eventId: 'coded', amount: 1, timestamp: 1 });
+  const head = (lines) => lines.join('\r\n') + '\r\n\r\n';
+  const auth = `Authorization: Bearer ${ADMIN}`;
+  const post = (extra, target = `${base}/consumptions`) =>
+    head([
+      `POST ${target} HTTP/1.1`,
+      ...extra,
+      auth,
+      'Origin: https://app.test',
+      'Content-Type: application/json',
+      `Content-Length: ${body.length}`,
+    ]) + body;
+  const cases = [
+    ['no Host', post([]), 400, 'Host'],
+    ['two Host lines', post(['Host: a.test', 'Host: b.test']), 400, 'Host'],
+    ['a gzip Content-Encoding', post(['Host: x', 'Content-Encoding: gzip']), 400, 'Content-Encoding'],
+    ['an unknown Content-Encoding', post(['Host: x', 'Content-Encoding: x-unknown']), 400, 'Content-Encoding'],
+    ['an unknown expectation', post(['Host: x', 'Expect: 200-ok']), 417, 'Expect'],
+    ['a raw "#" in the path', post(['Host: x'], `${base}/consumptions#x`), 400, '#'],
+    [
+      'a grant id with a raw "#"',
+      head([`DELETE ${base}/pending/q# HTTP/1.1`, 'Host: x', auth, 'Origin: https://app.test', 'Connection: close']),
+      400,
+      '#',
+    ],
+  ];
+  const chunked = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+  for (const coding of ['gzip, chunked', 'x-custom, chunked']) {
+    cases.push([
+      `Transfer-Encoding: ${coding}`,
+      head([
+        `POST ${base}/consumptions HTTP/1.1`,
+        'Host: x',
+        auth,
+        'Origin: https://app.test',
+        'Content-Type: application/json',
+        `Transfer-Encoding: ${coding}`,
+      ]) + chunked,
+      400,
+      'Transfer-Encoding',
+    ]);
+  }
+  for (const [name, request, status, named] of cases) {
+    const text = await send(request);
+    assert.equal(Number(text.split(' ')[1]), status, `${name}: ${text}`);
+    assert.match(text, /\r\naccess-control-allow-origin: /i, `${name}: cross-origin headers`);
+    const error = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)).error;
+    assert.equal(error.code, status === 417 ? 'EXPECTATION_FAILED' : 'INVALID_ARGUMENT', name);
+    assert.ok(error.message.includes(named), `${name}: "${error.message}" names ${named}`);
+    assert.deepEqual(await state(), initial, `${name} changed nothing`);
+  }
+});
+
 test('missing and wrong keys are 401; roles and customer lists are 403', async () => {
   const initial = await state();
   const cases = [

@@ -14,6 +14,10 @@ test('the rate limit is per key: 429 with Retry-After, other keys unaffected', a
     assert.equal(limited.status, 429);
     assert.equal(limited.body.error.code, 'RATE_LIMITED');
     assert.ok(Number(limited.headers.get('retry-after')) >= 1, 'Retry-After in seconds');
+    // The message names the window, not the time left in it.
+    assert.equal(limited.body.error.message, 'rate limit of 3 requests per 60000 ms exceeded for this key');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    assert.equal((await call(service.url, 'GET', path, { key: READER })).body.error.message, limited.body.error.message);
     // Nothing a limited request asked for happened.
     const write = await call(service.url, 'POST', '/v1/customers/acme/consumptions', {
       key: READER,

@@ -13,7 +13,7 @@ async function limit(fastify, { max = 0, timeWindow = 1000 }) {
     // The auth hook (registered before) has identified the key; its hash, never the key.
     keyGenerator: (request) => request.apiKey?.id ?? request.ip,
     errorResponseBuilder: (request, context) =>
-      new ServiceError(429, 'RATE_LIMITED', `rate limit of ${context.max} requests per ${context.after} exceeded for this key`, {
+      new ServiceError(429, 'RATE_LIMITED', `rate limit of ${context.max} requests per ${timeWindow} ms exceeded for this key`, {
         'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
       }),
   });

@@ -35,7 +35,7 @@ function withHeaders({ schema, url, route }) {
     const headers = {
       ...(read && (status === '200' || status === '404') ? LEDGER_VIEW : {}),
       ...(ERROR_HEADERS[status] ?? {}),
-      ...(customerRoute && status !== '408' && status !== '431' ? RATE_LIMIT : {}),
+      ...(customerRoute && !['408', '417', '431'].includes(status) ? RATE_LIMIT : {}),
     };
     response[status] = Object.keys(headers).length === 0 ? answer : { ...answer, headers: { ...answer.headers, ...headers } };
   }
