@@ -219,8 +219,13 @@ export class LedgerService {
         batch.append(slot, out.entries);
         slot.uncommitted = batch;
       }
-      if (slot.uncommitted !== null) slot.uncommitted.answers.push([slot, task, out, error]);
-      else if (error !== null) task.reject(error);
+      if (slot.uncommitted !== null) {
+        // A read answered once the open batch commits reflects the entries it logs so far:
+        // its view is the seq they will have.
+        const view = out?.result.view;
+        if (view !== undefined) view.seq += slot.uncommitted.groups.get(slot)?.length ?? 0;
+        slot.uncommitted.answers.push([slot, task, out, error]);
+      } else if (error !== null) task.reject(error);
       else task.resolve(out.result);
     }
   }

@@ -198,3 +198,18 @@ test('a cached read behind a strong one is answered while the strong one waits o
   assert.equal((await strong).body, 10);
   await service.close();
 });
+
+test('a read answered with writes of the same commit says the seq it reflects (x-ledger-seq), that commit included', async () => {
+  const service = new LedgerService({ store: new MemoryStore() });
+  assert.equal((await service.run('s', ops.addGrant, grant('g', 100))).status, 201); // seq 1
+  // One turn: two writes, a read between them and one after; one commit for all.
+  const consumption = (eventId, amount) => ({ eventId, amount, timestamp: 1 });
+  const [, between, , last] = await Promise.all([
+    service.run('s', ops.consume, consumption('a', 5)),
+    service.run('s', balance, 1),
+    service.run('s', ops.consume, consumption('b', 7)),
+    service.run('s', balance, 1),
+  ]);
+  assert.deepEqual([between.body, between.view.seq], [95, 2]);
+  assert.deepEqual([last.body, last.view.seq], [88, 3]);
+});
