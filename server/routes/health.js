@@ -12,6 +12,7 @@ export default async function health(fastify) {
     '/healthz',
     {
       schema: {
+        operationId: 'health',
         tags: ['operations'],
         summary: 'Health: 200 when the store answers a query within 2 s, else 503 UNAVAILABLE with Retry-After (no key needed)',
         security: [],

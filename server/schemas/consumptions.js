@@ -29,6 +29,7 @@ export const consumptionAnswer = {
 };
 
 export const consume = {
+  operationId: 'consume',
   tags: ['consumptions'],
   summary: 'Consume credits: accepted, rejected with a reason (200), or queued',
   params: params(),
@@ -38,6 +39,7 @@ export const consume = {
 };
 
 export const getConsumption = {
+  operationId: 'allocations',
   tags: ['consumptions'],
   summary: 'An accepted consumption and its current draws (404 when unknown, rejected, queued, or dropped while queued)',
   params: params('eventId'),
@@ -59,6 +61,7 @@ const pendingItem = {
 };
 
 export const listPending = {
+  operationId: 'pending',
   tags: ['consumptions'],
   summary: 'Queued consumptions, in retry order (timestamp, arrival)',
   params: params(),
@@ -67,6 +70,7 @@ export const listPending = {
 };
 
 export const cancelPending = {
+  operationId: 'cancelPending',
   tags: ['consumptions'],
   summary: 'Cancel a queued consumption (200 again for a retried cancel; 404 when it is not queued; no body, or {})',
   params: params('eventId'),

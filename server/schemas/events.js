@@ -24,6 +24,7 @@ const result = {
 };
 
 export const applyEvents = {
+  operationId: 'applyBatch',
   tags: ['events'],
   summary: `Up to ${MAX_EVENTS} grants and consumptions, applied in order and committed in one transaction`,
   params: params(),

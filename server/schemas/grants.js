@@ -21,6 +21,7 @@ export const grantAnswer = {
 export const grantAnswerFields = grantAnswer.properties;
 
 export const addGrant = {
+  operationId: 'addGrant',
   tags: ['grants'],
   summary: 'Add a grant (201 first add, 200 identical retry, 409 DUPLICATE_ID)',
   params: params(),
@@ -36,6 +37,7 @@ const grantState = {
 };
 
 export const grantsAt = {
+  operationId: 'grantsAt',
   tags: ['grants'],
   summary: 'Grants valid at a time, in draw order, with what remains of each (grantsAt)',
   params: params(),
@@ -47,6 +49,7 @@ export const grantsAt = {
 };
 
 export const burnDown = {
+  operationId: 'burnDown',
   tags: ['grants'],
   summary: "A grant's draws and its remaining credit over its window (burnDown)",
   params: params('grantId'),
@@ -75,6 +78,7 @@ export const burnDown = {
 const changeFields = { applied: { type: 'boolean' }, blockingEventId: { type: ['string', 'null'] } };
 
 export const voidGrant = {
+  operationId: 'voidGrant',
   tags: ['grants'],
   summary: 'Void a grant unless that unfunds an accepted consumption (writer; no body, or {})',
   params: params('grantId'),
@@ -83,6 +87,7 @@ export const voidGrant = {
 };
 
 export const setGrantEnd = {
+  operationId: 'setGrantEnd',
   tags: ['grants'],
   summary: "Move a grant's end: early expiry (refused if it unfunds) or extension (writer)",
   params: params('grantId'),

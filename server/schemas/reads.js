@@ -7,6 +7,7 @@ const at = (field) => ({
 });
 
 export const balance = {
+  operationId: 'getBalance',
   tags: ['reads'],
   summary: 'Balance at a time (an unknown customer has an empty ledger: 0)',
   params: params(),
@@ -15,6 +16,7 @@ export const balance = {
 };
 
 export const headroom = {
+  operationId: 'headroom',
   tags: ['reads'],
   summary: 'The most a consumption at this time may take now',
   params: params(),
@@ -23,6 +25,7 @@ export const headroom = {
 };
 
 export const balanceCurve = {
+  operationId: 'balanceCurve',
   tags: ['reads'],
   summary: 'The exact balance step function on [from, to]',
   params: params(),
@@ -38,6 +41,7 @@ export const balanceCurve = {
 };
 
 export const ledgerDocument = {
+  operationId: 'toJSON',
   tags: ['reads'],
   summary: "The package's snapshot document (toJSON) of this customer",
   params: params(),

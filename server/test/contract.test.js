@@ -192,7 +192,16 @@ test('the OpenAPI document lists the statuses every route can give and the heade
     // Before any route (the parser), a fault, and the service stopping: any request.
     for (const status of ['400', '408', '417', '431', '500', '503']) assert.ok(op.responses[status], `${method} ${path} lists ${status}`);
     if (method === 'get') assert.ok(doc.paths[path].head, `HEAD ${path} (Fastify answers HEAD on a GET route)`);
+    for (const [status, answer] of Object.entries(op.responses))
+      assert.notEqual(answer.description, 'Default Response', `${method} ${path} ${status}`);
   }
+  const ids = operations.map(([, , op]) => op.operationId);
+  assert.equal(new Set(ids).size, ids.length, 'operation ids are unique');
+  assert.equal(
+    doc.paths['/v1/customers/{customerId}/events'].post.operationId,
+    'applyBatch',
+    "a customer route's id is the package's name",
+  );
   // What the service sends, declared where it sends it.
   const declared = (path, method, status, header) => doc.paths[path][method].responses[status]?.headers?.[header] !== undefined;
   const read = await c.get('/v1/customers/oas/balance?at=1');

@@ -95,6 +95,7 @@ async function metrics(fastify) {
   });
 
   const schema = {
+    operationId: 'metrics',
     tags: ['operations'],
     summary: 'Prometheus metrics, text exposition format (no key needed)',
     security: [],

@@ -24,7 +24,10 @@ const ERROR_HEADERS = {
   503: RETRY_AFTER,
 };
 
-function withHeaders({ schema, url, route }) {
+// The headers each answer carries, and: an answer the schema does not describe gets the route's summary rather than
+// "Default Response". (A customer route's operationId is the package's name for the call;
+// Fastify gives the HEAD route it adds the GET's with "-head".)
+function describeAnswers({ schema, url, route }) {
   if (!schema?.response) return { schema, url };
   const customerRoute = url.startsWith('/v1/customers/');
   // A customer read (GET; HEAD answers as it, without a body) says what it reflects, on its
@@ -37,7 +40,8 @@ function withHeaders({ schema, url, route }) {
       ...(ERROR_HEADERS[status] ?? {}),
       ...(customerRoute && !['408', '417', '431'].includes(status) ? RATE_LIMIT : {}),
     };
-    response[status] = Object.keys(headers).length === 0 ? answer : { ...answer, headers: { ...answer.headers, ...headers } };
+    const described = answer.description === undefined ? { ...answer, description: schema.summary } : answer;
+    response[status] = Object.keys(headers).length === 0 ? described : { ...described, headers: { ...answer.headers, ...headers } };
   }
   return { schema: { ...schema, response }, url };
 }
@@ -53,13 +57,14 @@ async function openapi(fastify) {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
-    transform: withHeaders,
+    transform: describeAnswers,
     exposeHeadRoutes: true, // Fastify answers HEAD on every GET route
   });
   fastify.get(
     '/openapi.json',
     {
       schema: {
+        operationId: 'openapi',
         tags: ['operations'],
         summary: 'This OpenAPI document (no key needed)',
         security: [],
