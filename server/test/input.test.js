@@ -24,6 +24,20 @@ before(async () => {
 after(() => service?.close());
 
 /** Everything a client could observe of acme (and of the customer a bad request aimed at). */
+// Sends bytes as they are on a new connection; resolves to all the server answered on it
+// once it closes the connection (every request this file sends this way ends with one).
+async function send(request) {
+  const { connect } = await import('node:net');
+  const { port } = new URL(service.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+}
+
 async function state() {
   return {
     ledger: (await c.get(`${base}/ledger`)).body,
@@ -288,16 +302,6 @@ test('every malformed request gets its status and code and changes nothing', asy
 });
 
 test("what Node's HTTP parser refuses before any route gets the API's error body", async () => {
-  const { connect } = await import('node:net');
-  const { port } = new URL(service.url);
-  const send = (request) =>
-    new Promise((resolve, reject) => {
-      const socket = connect(Number(port), '127.0.0.1', () => socket.end(request));
-      let text = '';
-      socket.on('data', (chunk) => (text += chunk));
-      socket.on('end', () => resolve(text));
-      socket.on('error', reject);
-    });
   const parse = (text) => [Number(text.split(' ')[1]), JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)).error.code];
   const long = `GET ${base}/grants/${'g'.repeat(17_000)} HTTP/1.1\r\nHost: x\r\n\r\n`;
   assert.deepEqual(parse(await send(long)), [431, 'HEADERS_TOO_LARGE']);
@@ -314,16 +318,6 @@ test('a write followed on its connection by bytes that are not HTTP gets its own
   // The write is committed: its client must hear so before the connection's 400 (an
   // answer out of order would read as the write refused). Pipelined requests before the
   // bad bytes are answered too, in order.
-  const { connect } = await import('node:net');
-  const { port } = new URL(service.url);
-  const exchange = (request) =>
-    new Promise((resolve, reject) => {
-      const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
-      let text = '';
-      socket.on('data', (chunk) => (text += chunk));
-      socket.on('end', () => resolve(text));
-      socket.on('error', reject);
-    });
   const statuses = (text) => [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
   const post = (eventId) => {
     const body = JSON.stringify({ eventId, amount: 1, timestamp: 1 });
@@ -340,7 +334,7 @@ test('a write followed on its connection by bytes that are not HTTP gets its own
   // Its own customer: the other tests read acme's state.
   await call(service.url, 'POST', '/v1/customers/ordered/grants', { body: { grantId: 'g', amount: 100, startTime: 0, endTime: 100 } });
   for (const [name, ids, tail] of cases) {
-    const text = await exchange(ids.map(post).join('') + tail);
+    const text = await send(ids.map(post).join('') + tail);
     assert.deepEqual(statuses(text), [...ids.map(() => 200), 400], `${name}: ${text}`);
     const last = text.slice(text.lastIndexOf('HTTP/1.1 400'));
     assert.equal(JSON.parse(last.slice(last.indexOf('\r\n\r\n') + 4)).error.code, 'INVALID_ARGUMENT', name);
@@ -357,16 +351,6 @@ test("what Node's parser lets through but HTTP/1.1 refuses gets a 400 with the A
   // Node answers a missing Host and an unknown expectation itself (an empty body, no
   // cross-origin headers), and lets two Host lines, a content or transfer coding the
   // service does not decode, and a raw "#" in the path through.
-  const { connect } = await import('node:net');
-  const { port } = new URL(service.url);
-  const send = (request) =>
-    new Promise((resolve, reject) => {
-      const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
-      let text = '';
-      socket.on('data', (chunk) => (text += chunk));
-      socket.on('end', () => resolve(text));
-      socket.on('error', reject);
-    });
   const initial = await state();
   const body = JSON.stringify({ eventId: 'coded', amount: 1, timestamp: 1 });
   const head = (lines) => lines.join('\r\n') + '\r\n\r\n';
