@@ -61,7 +61,9 @@ function trackAnswers(request, reply) {
     socket[kUnanswered].delete(request);
     if (typeof socket[kRefusal] === 'string' && !awaitsAnswer(socket)) sendRefusal(socket);
   };
-  reply.once('finish', settle); // handed to the socket
+  // Before Node's own 'finish' listener, which ends the socket of a last answer (the client
+  // half-closed, or asked to close): the refusal goes out after this answer, then the end.
+  reply.prependOnceListener('finish', settle); // handed to the socket
   reply.once('close', settle); // or given up
 }
 
@@ -76,7 +78,7 @@ function sendRefusal(socket) {
   const text = socket[kRefusal];
   socket[kRefusal] = null; // sent
   if (socket.writable && !socket.writableEnded) socket.end(text);
-  else socket.destroy();
+  else if (!socket.writableEnded) socket.destroy(); // (an ending socket still sends what it holds)
 }
 
 // What Node's HTTP parser refuses before any route runs (a request line and headers over
@@ -254,6 +256,10 @@ export async function buildApp({
     clientErrorHandler: clientErrorHandler(corsOrigins),
   });
   app.server.on('request', trackAnswers);
+  // A client that half-closes its side after sending (FIN) still gets its answers: by
+  // default Node cancels the requests in flight and closes, though a write among them is
+  // committed. The connection ends after the last answer.
+  app.server.httpAllowHalfOpen = true;
 
   // Stopping (SIGTERM, SIGINT): a request that arrives on an open connection after close()
   // began is answered 503 UNAVAILABLE with Retry-After, and runs nothing. Every answer

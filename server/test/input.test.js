@@ -24,13 +24,14 @@ before(async () => {
 after(() => service?.close());
 
 /** Everything a client could observe of acme (and of the customer a bad request aimed at). */
-// Sends bytes as they are on a new connection; resolves to all the server answered on it
-// once it closes the connection (every request this file sends this way ends with one).
-async function send(request) {
+// Sends bytes as they are on a new connection (then half-closes it, with halfClose);
+// resolves to all the server answered on it once it closes the connection (every request
+// this file sends this way ends with one).
+async function send(request, { halfClose = false } = {}) {
   const { connect } = await import('node:net');
   const { port } = new URL(service.url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+    const socket = connect(Number(port), '127.0.0.1', () => (halfClose ? socket.end(request) : socket.write(request)));
     let text = '';
     socket.on('data', (chunk) => (text += chunk));
     socket.on('end', () => resolve(text));
@@ -333,9 +334,15 @@ test('a write followed on its connection by bytes that are not HTTP gets its own
   ];
   // Its own customer: the other tests read acme's state.
   await call(service.url, 'POST', '/v1/customers/ordered/grants', { body: { grantId: 'g', amount: 100, startTime: 0, endTime: 100 } });
-  for (const [name, ids, tail] of cases) {
-    const text = await send(ids.map(post).join('') + tail);
-    assert.deepEqual(statuses(text), [...ids.map(() => 200), 400], `${name}: ${text}`);
+  // The same when the client half-closes its side after sending (FIN): Node's default
+  // cancels the requests in flight then, and the client would hear nothing.
+  const fin = await send(post('ord-fin'), { halfClose: true });
+  assert.deepEqual(statuses(fin), [200], `a write, then FIN: ${fin}`);
+  const withFin = cases.map(([name, ids, tail]) => [`${name}, then FIN`, ids.map((id) => `${id}-fin`), tail, true]);
+  for (const [name, ids, tail, halfClose = false] of [...cases, ...withFin]) {
+    const text = await send(ids.map(post).join('') + tail, { halfClose });
+    const expected = [...ids.map(() => 200), 400];
+    assert.deepEqual(statuses(text), expected, `${name}: ${text}`);
     const last = text.slice(text.lastIndexOf('HTTP/1.1 400'));
     assert.equal(JSON.parse(last.slice(last.indexOf('\r\n\r\n') + 4)).error.code, 'INVALID_ARGUMENT', name);
     const ledger = (await call(service.url, 'GET', '/v1/customers/ordered/ledger')).body;
