@@ -76,18 +76,18 @@ const ERROR_TEXTS = {
   401: 'UNAUTHENTICATED: no valid "Authorization: Bearer <key>" header',
   403: "FORBIDDEN: the key's role or customer list does not allow this",
   404: 'NOT_FOUND',
+  408: "REQUEST_TIMEOUT: the request's head or body did not arrive within LEDGER_REQUEST_TIMEOUT_MS; answered by Node's HTTP parser before any route",
   409: 'DUPLICATE_ID (the id is taken with other parameters) or BEFORE_HORIZON (needs history a compaction made final)',
   413: 'PAYLOAD_TOO_LARGE: a body over 1 MiB',
-  422: "LIMIT_EXCEEDED: the ledger's event limit",
-  408: "REQUEST_TIMEOUT: the request's head or body did not arrive within LEDGER_REQUEST_TIMEOUT_MS; answered by Node's HTTP parser before any route",
   417: 'EXPECTATION_FAILED: an Expect header other than 100-continue, answered before any route',
+  422: "LIMIT_EXCEEDED: the ledger's event limit",
   429: 'RATE_LIMITED: too many requests for this key; Retry-After says when to retry',
   431: "HEADERS_TOO_LARGE: a request line and headers over 16 KiB (a path parameter is at most 4,096 characters), refused by Node's HTTP parser before any route",
   500: 'INTERNAL: a fault of the service itself, which it logs',
   503: 'UNAVAILABLE: the store failed, the service is stopping or overloaded; Retry-After says when to retry',
 };
-// A request that is not HTTP (Node's parser, before any route) is a 400 on every route.
-const PARSER_400 =
+// The 400 of a monitoring route: a request the service refuses before any route.
+const MONITORING_400 =
   'INVALID_ARGUMENT: the request is not valid HTTP/1.1 (no Host or two, an unsupported content or transfer coding, a raw "#" in the path), refused before any route';
 
 function errorAnswers(statuses, texts = {}) {
@@ -107,5 +107,5 @@ export function errors(...statuses) {
  * does not answer).
  */
 export function monitoringErrors(unavailable = 'UNAVAILABLE: the service is stopping; Retry-After says when to retry') {
-  return errorAnswers([400, 408, 417, 431, 500, 503], { 400: PARSER_400, 503: unavailable });
+  return errorAnswers([400, 408, 417, 431, 500, 503], { 400: MONITORING_400, 503: unavailable });
 }

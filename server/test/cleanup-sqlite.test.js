@@ -185,11 +185,11 @@ test('SQLite: a snapshot without carriedGrants (written before the field) reads 
     ['H', 7, 20],
   ]);
   await app.close();
-  // As the versions before the field wrote it.
   assert.deepEqual(carried(), [
     ['G', 100, 0],
     ['H', 7, 20],
   ]);
+  // The snapshot as the versions before the field wrote it.
   const db = new Database(path);
   db.prepare("UPDATE snapshots SET document = json_remove(document, '$.carriedGrants')").run();
   db.close();

@@ -24,9 +24,9 @@ const ERROR_HEADERS = {
   503: RETRY_AFTER,
 };
 
-// The headers each answer carries, and: an answer the schema does not describe gets the route's summary rather than
-// "Default Response". (A customer route's operationId is the package's name for the call;
-// Fastify gives the HEAD route it adds the GET's with "-head".)
+// Adds to each answer the headers it carries, and to one the schema does not describe the
+// route's summary, rather than "Default Response". (A customer route's operationId is the
+// package's name for the call; Fastify gives the HEAD route it adds the GET's, "-head".)
 function describeAnswers({ schema, url, route }) {
   if (!schema?.response) return { schema, url };
   const customerRoute = url.startsWith('/v1/customers/');
