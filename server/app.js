@@ -12,7 +12,7 @@ import errors, { fieldPath } from './plugins/app/errors.js';
 import auth from './plugins/app/auth.js';
 import ledgers from './plugins/app/ledgers.js';
 import cleanup from './cleanup/plugin.js';
-import { invalidArgument, unavailable } from './errors.js';
+import { ServiceError, invalidArgument, unavailable } from './errors.js';
 import health from './routes/health.js';
 import customers from './routes/v1/customers/index.js';
 
@@ -31,7 +31,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 // What Node's parser lets through but the API does not act on: an HTTP/1.1 request
 // without exactly one Host (RFC 9112 3.2), a body in a content or transfer coding the
 // service does not decode (it would be read as plain JSON), a raw "#" in the target (not
-// allowed there; the router would cut the path at it and act on another id).
+// allowed there; the router would cut the path at it and act on another id), an
+// expectation other than 100-continue (417).
 function refuseUnframed(raw) {
   if (raw.url.includes('#')) throw invalidArgument('the request target holds a raw "#": percent-encode it (%23) in an id');
   let hosts = 0;
@@ -41,9 +42,21 @@ function refuseUnframed(raw) {
   const contentCoding = raw.headers['content-encoding'];
   if (contentCoding !== undefined && contentCoding.trim().toLowerCase() !== 'identity')
     throw invalidArgument(`Content-Encoding ${JSON.stringify(contentCoding.slice(0, 100))} is not supported: send the body as is`);
+  // Node refuses an HTTP/1.1 Expect without 100-continue (the listener on checkExpectation
+  // below), but not one that holds it among others, nor any over HTTP/1.0.
+  const expect = raw.headers.expect;
+  if (expect !== undefined && expect.trim().toLowerCase() !== '100-continue') throw expectationFailed(expect);
   const transferCoding = raw.headers['transfer-encoding'];
   if (transferCoding !== undefined && transferCoding.trim().toLowerCase() !== 'chunked')
     throw invalidArgument(`Transfer-Encoding ${JSON.stringify(transferCoding.slice(0, 100))} is not supported: only chunked`);
+}
+
+function expectationFailed(expect) {
+  return new ServiceError(
+    417,
+    'EXPECTATION_FAILED',
+    `Expect: ${JSON.stringify(expect.slice(0, 100))} is not supported (only 100-continue)`,
+  );
 }
 
 // The requests on a socket whose answers have not been handed to it yet, and the parser's
@@ -306,13 +319,10 @@ export async function buildApp({
   });
   // An Expect other than 100-continue: Node answers 417 itself, with no body, unless told.
   app.server.on('checkExpectation', (request, response) => {
+    trackAnswers(request, response); // an answer a parser refusal after it waits for
     const origin = request.headers.origin;
-    const body = JSON.stringify({
-      error: {
-        code: 'EXPECTATION_FAILED',
-        message: `Expect: ${JSON.stringify(request.headers.expect)} is not supported (only 100-continue)`,
-      },
-    });
+    const { code, message } = expectationFailed(request.headers.expect);
+    const body = JSON.stringify({ error: { code, message } });
     response.writeHead(417, {
       ...crossOriginFields(corsOrigins, Array.isArray(origin) ? origin[0] : origin),
       'content-type': 'application/json; charset=utf-8',

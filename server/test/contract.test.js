@@ -217,6 +217,9 @@ test('the OpenAPI document lists the statuses every route can give and the heade
   assert.equal(unauthenticated.status, 401);
   assert.equal(unauthenticated.headers.get('www-authenticate'), 'Bearer');
   assert.ok(declared('/v1/customers/{customerId}/balance', 'get', '401', 'www-authenticate'));
+  // The rate limit runs once the key is known: a 401 never carries its headers.
+  assert.equal(unauthenticated.headers.has('x-ratelimit-limit'), false);
+  assert.equal(declared('/v1/customers/{customerId}/balance', 'get', '401', 'x-ratelimit-limit'), false);
   for (const [path, method, op] of operations) {
     if (!path.startsWith('/v1/customers/')) continue;
     for (const status of ['429', '503']) assert.ok(op.responses[status].headers['retry-after'], `${method} ${path} ${status} Retry-After`);

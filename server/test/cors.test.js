@@ -42,6 +42,8 @@ test('any origin by default: a preflight needs no key, and answers and errors na
     assert.equal(read.statusCode, 200);
     assert.equal(read.headers['access-control-allow-origin'], '*');
     assert.match(read.headers['access-control-expose-headers'], /x-ledger-seq/);
+    for (const header of ['www-authenticate', 'x-ratelimit-remaining'])
+      assert.ok(read.headers['access-control-expose-headers'].includes(header), header);
     const refused = await app.inject({ method: 'GET', url: '/v1/customers/acme/ledger', headers: { origin: PAGE } });
     assert.equal(refused.statusCode, 401);
     assert.equal(refused.headers['access-control-allow-origin'], '*');

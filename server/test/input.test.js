@@ -332,6 +332,10 @@ test('a write followed on its connection by bytes that are not HTTP gets its own
     ['a garbage line after the write', ['ord-garbage'], 'NOT HTTP AT ALL\r\n\r\n'],
     ['two pipelined writes, then a header without a colon', ['ord-p1', 'ord-p2'], 'GET / HTTP/1.1\r\nno colon\r\n\r\n'],
   ];
+  // An expectation refused (417, answered by Node's checkExpectation) is an answer too.
+  const expecting = `GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n`;
+  const refusedExpectation = await send(post('ord-expect') + expecting + 'NOT HTTP\r\n\r\n');
+  assert.deepEqual(statuses(refusedExpectation), [200, 417, 400], refusedExpectation);
   // Its own customer: the other tests read acme's state.
   await call(service.url, 'POST', '/v1/customers/ordered/grants', { body: { grantId: 'g', amount: 100, startTime: 0, endTime: 100 } });
   // The same when the client half-closes its side after sending (FIN): Node's default
@@ -377,6 +381,8 @@ test("what Node's parser lets through but HTTP/1.1 refuses gets a 400 with the A
     ['a gzip Content-Encoding', post(['Host: x', 'Content-Encoding: gzip']), 400, 'Content-Encoding'],
     ['an unknown Content-Encoding', post(['Host: x', 'Content-Encoding: x-unknown']), 400, 'Content-Encoding'],
     ['an unknown expectation', post(['Host: x', 'Expect: 200-ok']), 417, 'Expect'],
+    ['100-continue with another expectation', post(['Host: x', 'Expect: 100-continue', 'Expect: foo']), 417, 'Expect'],
+    ['an unknown expectation over HTTP/1.0', post(['Host: x', 'Expect: foo']).replace('HTTP/1.1', 'HTTP/1.0'), 417, 'Expect'],
     ['a raw "#" in the path', post(['Host: x'], `${base}/consumptions#x`), 400, '#'],
     [
       'a grant id with a raw "#"',
@@ -403,9 +409,11 @@ test("what Node's parser lets through but HTTP/1.1 refuses gets a 400 with the A
   }
   for (const [name, request, status, named] of cases) {
     const text = await send(request);
-    assert.equal(Number(text.split(' ')[1]), status, `${name}: ${text}`);
-    assert.match(text, /\r\naccess-control-allow-origin: /i, `${name}: cross-origin headers`);
-    const error = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)).error;
+    // The final answer, after any 100 Continue.
+    const final = text.slice([...text.matchAll(/^HTTP\/1\.1 \d{3} /gm)].pop()?.index ?? 0);
+    assert.equal(Number(final.split(' ')[1]), status, `${name}: ${text}`);
+    assert.match(final, /\r\naccess-control-allow-origin: /i, `${name}: cross-origin headers`);
+    const error = JSON.parse(final.slice(final.indexOf('\r\n\r\n') + 4)).error;
     assert.equal(error.code, status === 417 ? 'EXPECTATION_FAILED' : 'INVALID_ARGUMENT', name);
     assert.ok(error.message.includes(named), `${name}: "${error.message}" names ${named}`);
     assert.deepEqual(await state(), initial, `${name} changed nothing`);

@@ -9,7 +9,15 @@ import fp from 'fastify-plugin';
 import cors from '@fastify/cors';
 
 /** The answer headers a page's script may read besides the safelisted ones. */
-export const EXPOSED_HEADERS = ['retry-after', 'x-ledger-seq', 'x-ledger-cached-age-ms'];
+export const EXPOSED_HEADERS = [
+  'retry-after',
+  'x-ledger-seq',
+  'x-ledger-cached-age-ms',
+  'www-authenticate',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+];
 
 /**
  * The cross-origin headers of an answer given before any hook runs (Node's parser's refusals,

@@ -38,7 +38,8 @@ function describeAnswers({ schema, url, route }) {
     const headers = {
       ...(read && (status === '200' || status === '404') ? LEDGER_VIEW : {}),
       ...(ERROR_HEADERS[status] ?? {}),
-      ...(customerRoute && !['408', '417', '431'].includes(status) ? RATE_LIMIT : {}),
+      // The rate limit counts a request once its key is known: not on one refused before.
+      ...(customerRoute && !['401', '403', '408', '417', '431'].includes(status) ? RATE_LIMIT : {}),
     };
     const described = answer.description === undefined ? { ...answer, description: schema.summary } : answer;
     response[status] = Object.keys(headers).length === 0 ? described : { ...described, headers: { ...answer.headers, ...headers } };
