@@ -224,6 +224,8 @@ export async function buildApp({
   corsOrigins = '*',
 }) {
   const requestTimeoutMs = limits.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  // The cross-origin headers of an answer given outside the plugin's hooks, for a request's headers.
+  const crossOriginOf = ({ origin }) => crossOriginFields(corsOrigins, Array.isArray(origin) ? origin[0] : origin);
   const app = Fastify({
     logger: logger && { ...(logger === true ? {} : logger), redact: ['req.headers.authorization'] },
     logController: new LogController({ disableRequestLogging: !requestLog }),
@@ -251,13 +253,9 @@ export async function buildApp({
     // is not valid percent-encoding, or a path segment over maxParamLength. No hook runs for
     // them: the cross-origin headers and the request count are added here.
     frameworkErrors: (error, request, reply) => {
-      const origin = request.headers.origin;
       const refuse = (status, code, message) => {
         app.metrics.answeredUnrouted(request.method, status);
-        return reply
-          .code(status)
-          .headers(crossOriginFields(corsOrigins, Array.isArray(origin) ? origin[0] : origin))
-          .send({ error: { code, message } });
+        return reply.code(status).headers(crossOriginOf(request.headers)).send({ error: { code, message } });
       };
       if (error.code === 'FST_ERR_BAD_URL') return refuse(400, 'INVALID_ARGUMENT', 'the path is not valid percent-encoding');
       if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
@@ -312,19 +310,17 @@ export async function buildApp({
       if (closing) throw unavailable('the service is stopping; retry');
       refuseUnframed(request.raw);
     } catch (error) {
-      const origin = request.headers.origin;
-      reply.headers(crossOriginFields(corsOrigins, Array.isArray(origin) ? origin[0] : origin));
+      reply.headers(crossOriginOf(request.headers));
       throw error;
     }
   });
   // An Expect other than 100-continue: Node answers 417 itself, with no body, unless told.
   app.server.on('checkExpectation', (request, response) => {
     trackAnswers(request, response); // an answer a parser refusal after it waits for
-    const origin = request.headers.origin;
     const { code, message } = expectationFailed(request.headers.expect);
     const body = JSON.stringify({ error: { code, message } });
     response.writeHead(417, {
-      ...crossOriginFields(corsOrigins, Array.isArray(origin) ? origin[0] : origin),
+      ...crossOriginOf(request.headers),
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),
       connection: 'close',
