@@ -23,6 +23,16 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 // shortest kept (LEDGER_READ_CACHE_BYTES, LEDGER_READ_CACHE_MIN_BYTES).
 export const READ_CACHE_BYTES = 64 * 1024 * 1024;
 export const READ_CACHE_MIN_BYTES = 64 * 1024;
+// What one connection may hold of the server. Requests pipelined on it past this many
+// unanswered are not acted on: the first of them gets 503 and the connection closes (a
+// client that pipelines retries the requests a closed connection left unanswered). Node
+// parses every request in the bytes it reads at once and holds every answer until those
+// before it are sent, so without a limit 200 pipelined reads of a large document held
+// 50 MB per connection of a client that never reads.
+export const MAX_PIPELINED = 16;
+// A connection with answers waiting to be sent and no progress in sending them for this
+// long (its client does not read) is closed (ms; LEDGER_SEND_TIMEOUT_MS).
+export const SEND_TIMEOUT_MS = 60_000;
 
 // A body must be UTF-8: decoded with replacement, two ids that differ only in invalid
 // bytes would become one (the second an "identical retry", never charged).
@@ -63,6 +73,7 @@ function expectationFailed(expect) {
 // refusal held back until those that arrived whole are answered.
 const kUnanswered = Symbol('unanswered requests');
 const kRefusal = Symbol('refusal held back'); // its text, then null once sent
+const kPastLimit = Symbol('pipelined past MAX_PIPELINED');
 
 function trackAnswers(request, reply) {
   const socket = request.socket;
@@ -85,6 +96,22 @@ function trackAnswers(request, reply) {
 function awaitsAnswer(socket) {
   for (const request of socket[kUnanswered] ?? []) if (request.complete) return true;
   return false;
+}
+
+// The requests on the socket before this one that are not answered yet.
+function unansweredBefore(request) {
+  const unanswered = request.socket?.[kUnanswered];
+  if (unanswered === undefined) return 0;
+  return unanswered.size - (unanswered.has(request) ? 1 : 0);
+}
+
+// Node's socket timeout (server.timeout): the socket has been quiet, nothing read, nothing
+// of what waits to be sent taken by the client, for the send timeout. Node's default
+// closes it; kept open is a socket with nothing waiting to be sent and a request on it
+// still arriving or being answered (its handler is slow, or the request timeout answers it).
+function onSocketTimeout(socket) {
+  if (socket.writableLength === 0 && (socket[kUnanswered]?.size ?? 0) > 0) return;
+  socket.destroy();
 }
 
 function sendRefusal(socket) {
@@ -206,7 +233,7 @@ function isJson(text) {
  * options.store: an opened store (store/interface.js).
  * options.keys: the key file's content, [{key, role, customers?}].
  * options.limits: { cacheBytes, rateLimitMax, rateLimitWindowMs, maxEventLoopDelay,
- *   maxEventLoopUtilization, pressureSampleInterval, requestTimeoutMs, readCacheBytes,
+ *   maxEventLoopUtilization, pressureSampleInterval, requestTimeoutMs, sendTimeoutMs, readCacheBytes,
  *   readCacheMinBytes } (see the README's Service section).
  * options.logger: Fastify's logger option (pino); default off.
  * options.requestLog: log every request (default off: the error handler logs failures).
@@ -267,6 +294,8 @@ export async function buildApp({
     clientErrorHandler: clientErrorHandler(corsOrigins),
   });
   app.server.on('request', trackAnswers);
+  app.server.timeout = limits.sendTimeoutMs ?? SEND_TIMEOUT_MS;
+  app.server.on('timeout', onSocketTimeout);
   // A client that half-closes its side after sending (FIN) still gets its answers: by
   // default Node cancels the requests in flight and closes, though a write among them is
   // committed. The connection ends after the last answer.
@@ -308,6 +337,12 @@ export async function buildApp({
   app.addHook('onRequest', async (request, reply) => {
     try {
       if (closing) throw unavailable('the service is stopping; retry');
+      if (unansweredBefore(request.raw) >= MAX_PIPELINED) {
+        request.raw[kPastLimit] = true;
+        throw unavailable(
+          `more than ${MAX_PIPELINED} requests pipelined on this connection are unanswered: this one and those after it were not acted on; read the answers, then send them again`,
+        );
+      }
       refuseUnframed(request.raw);
     } catch (error) {
       reply.headers(crossOriginOf(request.headers));
@@ -331,7 +366,7 @@ export async function buildApp({
   // that is not JSON) closes its connection too: the rest of the body is never read, and
   // the connection would otherwise wait for it until the request timeout answered again.
   app.addHook('onSend', async (request, reply) => {
-    if (closing || !request.raw.complete) reply.header('connection', 'close');
+    if (closing || !request.raw.complete || request.raw[kPastLimit]) reply.header('connection', 'close');
   });
 
   // Every body is JSON: without Fastify's text/plain parser, a text body gets the same

@@ -3,7 +3,7 @@
 // accepting, finish the commits in flight, close the store, exit 0.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { READ_CACHE_BYTES, READ_CACHE_MIN_BYTES, REQUEST_TIMEOUT_MS, buildApp } from './app.js';
+import { READ_CACHE_BYTES, READ_CACHE_MIN_BYTES, REQUEST_TIMEOUT_MS, SEND_TIMEOUT_MS, buildApp } from './app.js';
 import { storeFromSetting } from './store/open.js';
 
 const env = process.env;
@@ -51,6 +51,7 @@ const limits = {
   maxEventLoopUtilization: number('LEDGER_MAX_EVENT_LOOP_UTILIZATION', 0),
   pressureSampleInterval: integer('LEDGER_PRESSURE_SAMPLE_MS', 500),
   requestTimeoutMs: positive('LEDGER_REQUEST_TIMEOUT_MS', REQUEST_TIMEOUT_MS),
+  sendTimeoutMs: positive('LEDGER_SEND_TIMEOUT_MS', SEND_TIMEOUT_MS),
   readCacheBytes: integer('LEDGER_READ_CACHE_BYTES', READ_CACHE_BYTES),
   readCacheMinBytes: integer('LEDGER_READ_CACHE_MIN_BYTES', READ_CACHE_MIN_BYTES),
 };

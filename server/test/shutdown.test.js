@@ -11,22 +11,21 @@ import { ADMIN, startApp, startProcess, tempDir } from './helpers.js';
 test('requests arriving while the app closes get the API 503 with Retry-After', async () => {
   const server = await startApp();
   const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
-  // Many reads pipelined on one connection: close() starts after the first answer, while
-  // the rest are still waiting in the connection.
+  // A read whose head is still arriving when close() starts (its connection is not idle,
+  // so close() leaves it open); the rest of it follows, with more reads behind it.
   const read = `GET /v1/customers/a/balance?at=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN}\r\n\r\n`;
   let data = '';
-  let closed = null;
-  socket.on('data', (chunk) => {
-    data += chunk;
-    if (closed === null && data.includes('\r\n\r\n')) closed = server.app.close();
-  });
-  socket.write(read.repeat(3000));
+  socket.on('data', (chunk) => (data += chunk));
+  await new Promise((resolve) => socket.write(read.slice(0, 20), resolve));
+  await new Promise((resolve) => setTimeout(resolve, 50)); // the first bytes have arrived
+  const closed = server.app.close();
+  socket.write(read.slice(20) + read.repeat(9));
   await new Promise((resolve) => socket.on('close', resolve));
   await closed;
   const answers = data.split(/(?=HTTP\/1\.1 )/).filter((part) => part.startsWith('HTTP/1.1 '));
   const refused = answers.filter((answer) => answer.startsWith('HTTP/1.1 503'));
   assert.ok(refused.length > 0, `some reads arrived while closing (${answers.length} answers)`);
-  for (const answer of answers) assert.match(answer, /^HTTP\/1\.1 (200|503) /);
+  for (const answer of answers) assert.match(answer, /^HTTP\/1\.1 503 /);
   for (const answer of refused) {
     assert.match(answer, /\r\nretry-after: 1\r\n/i);
     const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));

@@ -1,0 +1,158 @@
+// What one connection may hold of the server: pipelined requests not answered yet, and
+// answers its client does not read.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { ADMIN, client, startApp, tempDir } from './helpers.js';
+import { MAX_PIPELINED } from '../app.js';
+import { SqliteStore } from '../store/sqlite.js';
+
+const services = [];
+after(() => Promise.all(services.map((s) => s.close())));
+
+async function start(options) {
+  const service = await startApp(options);
+  services.push(service);
+  return service;
+}
+
+const connectTo = (url) =>
+  new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(url).port), '127.0.0.1', () => resolve(socket));
+    socket.once('error', reject);
+  });
+
+function request(method, path, body) {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  return (
+    `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN}\r\n` +
+    (body === undefined ? '' : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n`) +
+    `\r\n${text}`
+  );
+}
+
+// The answers in a connection's bytes, in order: [{status, headers, body}].
+function answers(bytes) {
+  const list = [];
+  let at = 0;
+  while (at < bytes.length) {
+    const headEnd = bytes.indexOf('\r\n\r\n', at);
+    assert.ok(headEnd > 0, `an answer's head at byte ${at}`);
+    const [statusLine, ...fields] = bytes.subarray(at, headEnd).toString('latin1').split('\r\n');
+    const headers = Object.fromEntries(fields.map((f) => [f.slice(0, f.indexOf(':')).toLowerCase(), f.slice(f.indexOf(':') + 1).trim()]));
+    const length = Number(headers['content-length']);
+    const body = bytes.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8');
+    list.push({ status: Number(statusLine.split(' ')[1]), headers, body });
+    at = headEnd + 4 + length;
+  }
+  return list;
+}
+
+// Every byte the server sends on a connection, once it closes it.
+const allBytes = (socket) =>
+  new Promise((resolve, reject) => {
+    const chunks = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('end', () => resolve(Buffer.concat(chunks)));
+    socket.on('error', reject);
+  });
+
+async function until(condition, ms, what) {
+  const end = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > end) assert.fail(`not within ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+test(`requests pipelined past ${MAX_PIPELINED} unanswered on one connection are not acted on: the first of them gets 503, then the connection closes`, async () => {
+  const service = await start();
+  const socket = await connectTo(service.url);
+  const received = allBytes(socket);
+  const count = MAX_PIPELINED + 4;
+  let bytes = '';
+  for (let i = 1; i <= count; i++)
+    bytes += request('POST', '/v1/customers/pipe/grants', { grantId: `p${i}`, amount: 1, startTime: 0, endTime: 10 });
+  socket.write(bytes); // one write: the server parses them all before it answers the first
+  const list = answers(await received);
+  assert.equal(list.length, MAX_PIPELINED + 1);
+  for (const answer of list.slice(0, MAX_PIPELINED)) assert.equal(answer.status, 201, answer.body);
+  const refused = list[MAX_PIPELINED];
+  assert.equal(refused.status, 503);
+  assert.equal(JSON.parse(refused.body).error.code, 'UNAVAILABLE');
+  assert.match(JSON.parse(refused.body).error.message, /pipelined/);
+  assert.equal(refused.headers.connection, 'close');
+  assert.ok(Number(refused.headers['retry-after']) >= 0);
+  // The grants of the requests refused, and of those after, are not in the ledger.
+  const ledger = (await client(service.url).get('/v1/customers/pipe/ledger')).body;
+  assert.deepEqual(ledger.grants.map((g) => g.grantId).sort(), Array.from({ length: MAX_PIPELINED }, (_, i) => `p${i + 1}`).sort());
+  // Pipelining up to the limit answers every request.
+  const again = await connectTo(service.url);
+  const all = allBytes(again);
+  let some = '';
+  for (let i = 1; i <= MAX_PIPELINED; i++) some += request('GET', '/v1/customers/pipe/balance?at=5');
+  again.end(some);
+  const balances = answers(await all);
+  assert.equal(balances.length, MAX_PIPELINED);
+  for (const answer of balances) assert.equal(JSON.parse(answer.body).balance, MAX_PIPELINED);
+});
+
+test('a connection whose client does not read its answers is closed once they have stalled for the send timeout', async () => {
+  const service = await start({ limits: { sendTimeoutMs: 1000 } });
+  // A ledger whose document is large: a few answers fill the loopback's buffers.
+  const c = client(service.url);
+  for (let batch = 0; batch < 20; batch++) {
+    const events = Array.from({ length: 1000 }, (_, i) => ({
+      type: 'grant',
+      grantId: `grant-with-a-long-name-${batch}-${i}`,
+      amount: 1000 + i,
+      startTime: i,
+      endTime: 100_000 + i,
+    }));
+    assert.equal((await c.post('/v1/customers/big/events', { events })).status, 200);
+  }
+  let serverSide;
+  service.app.server.once('connection', (s) => (serverSide = s));
+  const stalled = await connectTo(service.url);
+  stalled.pause();
+  stalled.on('error', () => {});
+  let bytes = '';
+  for (let i = 0; i < MAX_PIPELINED; i++) bytes += request('GET', '/v1/customers/big/ledger');
+  stalled.write(bytes);
+  await until(() => serverSide?.writableLength > 0, 20_000, 'answers waiting for the client');
+  const since = Date.now();
+  await until(() => serverSide.destroyed, 10_000, 'the stalled connection closed');
+  const waited = Date.now() - since;
+  assert.ok(waited >= 500, `closed after ${waited} ms of a 1,000 ms timeout`);
+  stalled.destroy();
+});
+
+test('a request whose answer takes longer than the send timeout still gets it', async () => {
+  const dir = tempDir();
+  const store = new SqliteStore(join(dir, 'ledger.db'));
+  const commit = store.commit.bind(store);
+  store.commit = async (groups) => {
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    return commit(groups);
+  };
+  const service = await start({ store, dir, limits: { sendTimeoutMs: 400 } });
+  const socket = await connectTo(service.url);
+  const received = allBytes(socket);
+  socket.end(request('POST', '/v1/customers/slow/grants', { grantId: 's1', amount: 5, startTime: 0, endTime: 10 }));
+  const [answer] = answers(await received);
+  assert.equal(answer.status, 201, answer.body);
+  assert.equal((await client(service.url).get('/v1/customers/slow/balance?at=1')).body.balance, 5);
+});
+
+test('an idle kept-alive connection still closes at the keep-alive timeout', async () => {
+  const service = await start({ limits: { sendTimeoutMs: 60_000 } });
+  service.app.server.keepAliveTimeout = 300;
+  const socket = await connectTo(service.url);
+  const received = allBytes(socket);
+  socket.write(request('GET', '/v1/customers/idle/balance?at=0'));
+  const since = Date.now();
+  const [answer] = answers(await received);
+  assert.equal(answer.status, 200);
+  assert.ok(Date.now() - since < 5000);
+});
