@@ -98,6 +98,12 @@ function awaitsAnswer(socket) {
   return false;
 }
 
+// Another request on the request's socket arrived whole and is not answered yet.
+function othersAwaitAnswer(request) {
+  for (const other of request.socket?.[kUnanswered] ?? []) if (other !== request && other.complete) return true;
+  return false;
+}
+
 // The requests on the socket before this one that are not answered yet.
 function unansweredBefore(request) {
   const unanswered = request.socket?.[kUnanswered];
@@ -303,7 +309,8 @@ export async function buildApp({
 
   // Stopping (SIGTERM, SIGINT): a request that arrives on an open connection after close()
   // began is answered 503 UNAVAILABLE with Retry-After, and runs nothing. Every answer
-  // given from then on, those of the requests in flight too, closes its connection: a
+  // given from then on, those of the requests in flight too, closes its connection (the
+  // last, when requests that arrived whole are pipelined behind it: each is answered): a
   // kept-alive connection that its client holds open would otherwise keep the process
   // running until its keep-alive timeout. Once no request that has arrived whole is still
   // unanswered, the connections left are closed too: those of requests still arriving (a
@@ -366,7 +373,8 @@ export async function buildApp({
   // that is not JSON) closes its connection too: the rest of the body is never read, and
   // the connection would otherwise wait for it until the request timeout answered again.
   app.addHook('onSend', async (request, reply) => {
-    if (closing || !request.raw.complete || request.raw[kPastLimit]) reply.header('connection', 'close');
+    if ((closing && !othersAwaitAnswer(request.raw)) || !request.raw.complete || request.raw[kPastLimit])
+      reply.header('connection', 'close');
   });
 
   // Every body is JSON: without Fastify's text/plain parser, a text body gets the same

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
-import { ADMIN, startApp, startProcess, tempDir } from './helpers.js';
+import { ADMIN, client, startApp, startProcess, tempDir } from './helpers.js';
+import { SqliteStore } from '../store/sqlite.js';
 
 test('requests arriving while the app closes get the API 503 with Retry-After', async () => {
   const server = await startApp();
@@ -196,5 +197,48 @@ test('SIGTERM while clients hold requests half-sent: the answers in flight go ou
   } finally {
     for (const { socket } of stalled) socket.destroy();
     server.child.kill('SIGKILL');
+  }
+});
+
+// Requests pipelined behind a slow write, all arrived whole before the app began to close:
+// each gets its answer, in order (the write behind is committed: its answer must not be
+// lost), and a parser refusal held back behind them goes out last.
+test('while the app closes, the requests that arrived whole before on a connection all get their answers, then a held-back refusal', async () => {
+  const dir = tempDir();
+  const store = new SqliteStore(join(dir, 'ledger.db'));
+  const commit = store.commit.bind(store);
+  let slow = true;
+  store.commit = async (groups) => {
+    if (slow) await new Promise((resolve) => setTimeout(resolve, 600));
+    return commit(groups);
+  };
+  const server = await startApp({ store, dir });
+  slow = false;
+  await client(server.url).post('/v1/customers/s/grants', { grantId: 'g', amount: 100, startTime: 0, endTime: 100 });
+  slow = true;
+  const post = (id) => {
+    const body = JSON.stringify({ eventId: id, amount: 1, timestamp: 1 });
+    return (
+      `POST /v1/customers/s/consumptions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+    );
+  };
+  const read = `GET /v1/customers/s/balance?at=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN}\r\n\r\n`;
+  const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+  let data = '';
+  socket.on('data', (chunk) => (data += chunk));
+  const ended = new Promise((resolve) => socket.on('close', resolve));
+  socket.write(post('c1') + read + post('c2') + 'NOT HTTP\r\n\r\n');
+  await new Promise((resolve) => setTimeout(resolve, 200)); // the first commit is under way
+  const closed = server.app.close();
+  await ended;
+  await closed;
+  const statuses = [...data.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+  assert.deepEqual(statuses, [200, 200, 200, 400], data);
+  const reopened = await startApp({ dir });
+  try {
+    for (const id of ['c1', 'c2']) assert.equal((await client(reopened.url).get(`/v1/customers/s/consumptions/${id}`)).status, 200, id);
+  } finally {
+    await reopened.close();
   }
 });
