@@ -74,6 +74,7 @@ function expectationFailed(expect) {
 const kUnanswered = Symbol('unanswered requests');
 const kRefusal = Symbol('refusal held back'); // its text, then null once sent
 const kPastLimit = Symbol('pipelined past MAX_PIPELINED');
+const kReadAtAnswer = Symbol('bytes read when the last answer went out');
 
 function trackAnswers(request, reply) {
   const socket = request.socket;
@@ -83,6 +84,7 @@ function trackAnswers(request, reply) {
     if (settled) return;
     settled = true;
     socket[kUnanswered].delete(request);
+    socket[kReadAtAnswer] = socket.bytesRead;
     if (typeof socket[kRefusal] === 'string' && !awaitsAnswer(socket)) sendRefusal(socket);
   };
   // Before Node's own 'finish' listener, which ends the socket of a last answer (the client
@@ -114,9 +116,12 @@ function unansweredBefore(request) {
 // Node's socket timeout (server.timeout): the socket has been quiet, nothing read, nothing
 // of what waits to be sent taken by the client, for the send timeout. Node's default
 // closes it; kept open is a socket with nothing waiting to be sent and a request on it
-// still arriving or being answered (its handler is slow, or the request timeout answers it).
+// still arriving (the request timeout answers it 408) or being answered (a slow handler):
+// one in its set, or bytes read since the last answer (a head not yet whole: Node's
+// parser counts any byte as the start of one, and the request timeout answers it 408).
 function onSocketTimeout(socket) {
-  if (socket.writableLength === 0 && (socket[kUnanswered]?.size ?? 0) > 0) return;
+  const requestOnIt = (socket[kUnanswered]?.size ?? 0) > 0 || socket.bytesRead > (socket[kReadAtAnswer] ?? 0);
+  if (socket.writableLength === 0 && requestOnIt) return;
   socket.destroy();
 }
 

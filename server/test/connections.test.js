@@ -156,3 +156,28 @@ test('an idle kept-alive connection still closes at the keep-alive timeout', asy
   assert.equal(answer.status, 200);
   assert.ok(Date.now() - since < 5000);
 });
+
+test('a request whose head is still arriving is left to the request timeout: 408, not closed at the send timeout', async () => {
+  const service = await start({ limits: { sendTimeoutMs: 300, requestTimeoutMs: 1500 } });
+  const socket = await connectTo(service.url);
+  const received = allBytes(socket);
+  socket.write('GET /v1/customers/slow/balance?at=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+  const list = answers(await received);
+  assert.equal(list.length, 1);
+  assert.equal(list[0].status, 408);
+  assert.equal(JSON.parse(list[0].body).error.code, 'REQUEST_TIMEOUT');
+});
+
+test('bytes that never become a request do not hold a connection: the request timeout answers them', async () => {
+  const service = await start({ limits: { sendTimeoutMs: 300, requestTimeoutMs: 500 } });
+  const socket = await connectTo(service.url);
+  const received = allBytes(socket);
+  socket.write('\r\n'); // a request may start after empty lines
+  const since = Date.now();
+  const list = answers(await received);
+  assert.deepEqual(
+    list.map((answer) => answer.status),
+    [408],
+  );
+  assert.ok(Date.now() - since < 5000, `closed after ${Date.now() - since} ms`);
+});
