@@ -19,7 +19,7 @@ export default async function health(fastify) {
         response: {
           200: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] },
           ...monitoringErrors(
-            'UNAVAILABLE: the store did not answer within 2 s, or the service is stopping; Retry-After says when to retry',
+            'UNAVAILABLE: the store did not answer within 2 s, the service is stopping, or the request was pipelined behind 16 unanswered on its connection (not acted on; the connection closes); Retry-After says when to retry',
           ),
         },
       },

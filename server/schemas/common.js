@@ -84,7 +84,7 @@ const ERROR_TEXTS = {
   429: 'RATE_LIMITED: too many requests for this key; Retry-After says when to retry',
   431: "HEADERS_TOO_LARGE: a request line and headers over 16 KiB (a path parameter is at most 4,096 characters), refused by Node's HTTP parser before any route",
   500: 'INTERNAL: a fault of the service itself, which it logs',
-  503: 'UNAVAILABLE: the store failed, the service is stopping or overloaded; Retry-After says when to retry',
+  503: 'UNAVAILABLE: the store failed, the service is stopping or overloaded, or the request was pipelined behind 16 unanswered on its connection (not acted on; the connection closes); Retry-After says when to retry',
 };
 // The 400 of a monitoring route: a request the service refuses before any route.
 const MONITORING_400 =
@@ -106,6 +106,8 @@ export function errors(...statuses) {
  * any route, a fault, and 503 while the service stops (and, for /healthz, when the store
  * does not answer).
  */
-export function monitoringErrors(unavailable = 'UNAVAILABLE: the service is stopping; Retry-After says when to retry') {
+export function monitoringErrors(
+  unavailable = 'UNAVAILABLE: the service is stopping, or the request was pipelined behind 16 unanswered on its connection (not acted on; the connection closes); Retry-After says when to retry',
+) {
   return errorAnswers([400, 408, 417, 431, 500, 503], { 400: MONITORING_400, 503: unavailable });
 }
