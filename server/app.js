@@ -30,9 +30,12 @@ export const READ_CACHE_MIN_BYTES = 64 * 1024;
 // before it are sent, so without a limit 200 pipelined reads of a large document held
 // 50 MB per connection of a client that never reads.
 export const MAX_PIPELINED = 16;
-// A connection with answers waiting to be sent and no progress in sending them for this
-// long (its client does not read) is closed (ms; LEDGER_SEND_TIMEOUT_MS).
+// A connection with answers waiting to be sent and none of their bytes taken by the
+// network for this long (its client does not read) is closed, whatever the client sends
+// meanwhile (ms; LEDGER_SEND_TIMEOUT_MS); while the service stops, after at most
+// STOPPING_SEND_TIMEOUT_MS. A connection that has sent nothing for this long is closed too.
 export const SEND_TIMEOUT_MS = 60_000;
+export const STOPPING_SEND_TIMEOUT_MS = 2000;
 
 // A body must be UTF-8: decoded with replacement, two ids that differ only in invalid
 // bytes would become one (the second an "identical retry", never charged).
@@ -73,7 +76,9 @@ function expectationFailed(expect) {
 // refusal held back until those that arrived whole are answered.
 const kUnanswered = Symbol('unanswered requests');
 const kRefusal = Symbol('refusal held back'); // its text, then null once sent
+const kClosing = Symbol('an answer on it closes the connection');
 const kPastLimit = Symbol('pipelined past MAX_PIPELINED');
+const kSending = Symbol('send progress');
 const kReadAtAnswer = Symbol('bytes read when the last answer went out');
 
 function trackAnswers(request, reply) {
@@ -113,16 +118,52 @@ function unansweredBefore(request) {
   return unanswered.size - (unanswered.has(request) ? 1 : 0);
 }
 
-// Node's socket timeout (server.timeout): the socket has been quiet, nothing read, nothing
-// of what waits to be sent taken by the client, for the send timeout. Node's default
-// closes it; kept open is a socket with nothing waiting to be sent and a request on it
-// still arriving (the request timeout answers it 408) or being answered (a slow handler):
-// one in its set, or bytes read since the last answer (a head not yet whole: Node's
-// parser counts any byte as the start of one, and the request timeout answers it 408).
+// Node's socket timeout (server.timeout): the socket has been quiet, nothing read and
+// nothing sent, for the send timeout. Node's default closes it. Left to watchSends: a
+// socket with bytes waiting to be sent. Kept open: one with a request on it still
+// arriving (the request timeout answers it 408) or being answered (a slow handler), that
+// is one in its set, or bytes read since the last answer (a head not yet whole: Node's
+// parser counts any byte as the start of one).
 function onSocketTimeout(socket) {
+  if (socket.writableLength > 0) return;
   const requestOnIt = (socket[kUnanswered]?.size ?? 0) > 0 || socket.bytesRead > (socket[kReadAtAnswer] ?? 0);
-  if (socket.writableLength === 0 && requestOnIt) return;
-  socket.destroy();
+  if (!requestOnIt) socket.destroy();
+}
+
+// Closes the server's connections on which the network has taken none of the bytes
+// waiting to be sent for the send timeout (limit() ms). Progress is what libuv's write
+// queue gives up to the kernel, or the socket's own buffer going down; not what the
+// client sends, which reading the next request's head would count (a client that trickles
+// bytes and reads nothing held its answers, and a stopping server, for ever). Checked a
+// few times per timeout.
+function watchSends(server, sendTimeoutMs, limit) {
+  const sockets = new Set();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  const check = () => {
+    const now = Date.now();
+    const ms = limit();
+    for (const socket of sockets) {
+      const waiting = socket.writableLength;
+      if (waiting === 0) {
+        socket[kSending] = undefined;
+        continue;
+      }
+      const inKernelQueue = socket._handle?.writeQueueSize ?? 0;
+      const last = socket[kSending];
+      if (last === undefined || inKernelQueue !== last.inKernelQueue || waiting < last.waiting) {
+        socket[kSending] = { inKernelQueue, waiting, since: now };
+      } else {
+        last.waiting = waiting; // answers added: only bytes taken count
+        if (now - last.since >= ms) socket.destroy();
+      }
+    }
+  };
+  const timer = setInterval(check, Math.max(20, Math.min(1000, Math.floor(Math.min(sendTimeoutMs, STOPPING_SEND_TIMEOUT_MS) / 4))));
+  timer.unref();
+  server.once('close', () => clearInterval(timer));
 }
 
 function sendRefusal(socket) {
@@ -147,6 +188,11 @@ function clientErrorHandler(corsOrigins) {
       return;
     }
     if (socket[kRefusal] !== undefined) return; // already refused (the parser repeats its error on more bytes)
+    if (socket[kClosing]) {
+      // An answer on it already closes the connection: nothing is sent after that one.
+      socket[kRefusal] = null;
+      return;
+    }
     const [status, code, message] =
       error.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'HEADERS_TOO_LARGE', 'the request line and headers are over 16 KiB (a path parameter is at most 4096 characters)']
@@ -305,7 +351,8 @@ export async function buildApp({
     clientErrorHandler: clientErrorHandler(corsOrigins),
   });
   app.server.on('request', trackAnswers);
-  app.server.timeout = limits.sendTimeoutMs ?? SEND_TIMEOUT_MS;
+  const sendTimeoutMs = limits.sendTimeoutMs ?? SEND_TIMEOUT_MS;
+  app.server.timeout = sendTimeoutMs;
   app.server.on('timeout', onSocketTimeout);
   // A client that half-closes its side after sending (FIN) still gets its answers: by
   // default Node cancels the requests in flight and closes, though a write among them is
@@ -321,6 +368,7 @@ export async function buildApp({
   // unanswered, the connections left are closed too: those of requests still arriving (a
   // client that stopped sending mid-head or mid-body), which nothing has acted on.
   let closing = false;
+  watchSends(app.server, sendTimeoutMs, () => (closing ? Math.min(sendTimeoutMs, STOPPING_SEND_TIMEOUT_MS) : sendTimeoutMs));
   let answering = 0; // requests that arrived whole (past validation) and are not answered yet
   app.decorateRequest('answering', false);
   app.addHook('preHandler', async (request) => {
@@ -348,9 +396,15 @@ export async function buildApp({
   // These run before the cross-origin plugin's hook: their answers get its headers here.
   app.addHook('onRequest', async (request, reply) => {
     try {
+      const socket = request.raw.socket;
+      if (socket?.[kClosing])
+        throw unavailable(
+          'an answer before this request on its connection closed the connection: this request was not acted on; send it again',
+        );
       if (closing) throw unavailable('the service is stopping; retry');
       if (unansweredBefore(request.raw) >= MAX_PIPELINED) {
         request.raw[kPastLimit] = true;
+        if (socket) socket[kClosing] = true;
         throw unavailable(
           `more than ${MAX_PIPELINED} requests pipelined on this connection are unanswered: this one and those after it were not acted on; read the answers, then send them again`,
         );
@@ -364,6 +418,7 @@ export async function buildApp({
   // An Expect other than 100-continue: Node answers 417 itself, with no body, unless told.
   app.server.on('checkExpectation', (request, response) => {
     trackAnswers(request, response); // an answer a parser refusal after it waits for
+    request.socket[kClosing] = true;
     const { code, message } = expectationFailed(request.headers.expect);
     const body = JSON.stringify({ error: { code, message } });
     response.writeHead(417, {
@@ -377,9 +432,12 @@ export async function buildApp({
   // An answer given before the request's body has arrived whole (a key refused, a body
   // that is not JSON) closes its connection too: the rest of the body is never read, and
   // the connection would otherwise wait for it until the request timeout answered again.
+  // Any request sent on a connection after an answer that closes it is not acted on.
   app.addHook('onSend', async (request, reply) => {
-    if ((closing && !othersAwaitAnswer(request.raw)) || !request.raw.complete || request.raw[kPastLimit])
+    if ((closing && !othersAwaitAnswer(request.raw)) || !request.raw.complete || request.raw[kPastLimit]) {
       reply.header('connection', 'close');
+      if (request.raw.socket) request.raw.socket[kClosing] = true;
+    }
   });
 
   // Every body is JSON: without Fastify's text/plain parser, a text body gets the same

@@ -98,10 +98,10 @@ test(`requests pipelined past ${MAX_PIPELINED} unanswered on one connection are 
   for (const answer of balances) assert.equal(JSON.parse(answer.body).balance, MAX_PIPELINED);
 });
 
-test('a connection whose client does not read its answers is closed once they have stalled for the send timeout', async () => {
-  const service = await start({ limits: { sendTimeoutMs: 1000 } });
-  // A ledger whose document is large: a few answers fill the loopback's buffers.
-  const c = client(service.url);
+// A customer whose ledger document is large (about 1.8 MB): a few answers fill the
+// loopback's buffers.
+async function seedBig(url) {
+  const c = client(url);
   for (let batch = 0; batch < 20; batch++) {
     const events = Array.from({ length: 1000 }, (_, i) => ({
       type: 'grant',
@@ -112,6 +112,21 @@ test('a connection whose client does not read its answers is closed once they ha
     }));
     assert.equal((await c.post('/v1/customers/big/events', { events })).status, 200);
   }
+}
+
+// The server's side of the next connection, and the client's.
+async function connectWatched(service) {
+  let serverSide;
+  service.app.server.once('connection', (s) => (serverSide = s));
+  const socket = await connectTo(service.url);
+  socket.on('error', () => {});
+  await until(() => serverSide !== undefined, 2000, 'the connection seen');
+  return { socket, serverSide };
+}
+
+test('a connection whose client does not read its answers is closed once they have stalled for the send timeout', async () => {
+  const service = await start({ limits: { sendTimeoutMs: 1000 } });
+  await seedBig(service.url);
   let serverSide;
   service.app.server.once('connection', (s) => (serverSide = s));
   const stalled = await connectTo(service.url);
@@ -180,4 +195,109 @@ test('bytes that never become a request do not hold a connection: the request ti
     [408],
   );
   assert.ok(Date.now() - since < 5000, `closed after ${Date.now() - since} ms`);
+});
+
+test('a client that sends bytes but reads none of its answers is closed at the send timeout all the same', async () => {
+  const service = await start({ limits: { sendTimeoutMs: 1000, requestTimeoutMs: 60_000 } });
+  await seedBig(service.url);
+  const { socket, serverSide } = await connectWatched(service);
+  socket.pause(); // never reads
+  socket.write(request('GET', '/v1/customers/big/ledger').repeat(MAX_PIPELINED));
+  await until(() => serverSide.writableLength > 0, 20_000, 'answers waiting for the client');
+  const since = Date.now();
+  const head = 'GET /v1/customers/big/balance?at=1 HTTP/1.1\r\nX-Pad: ' + 'a'.repeat(100);
+  let sent = 0;
+  const trickle = setInterval(() => socket.write(head[sent++ % head.length]), 100);
+  try {
+    await until(() => serverSide.destroyed, 10_000, 'the stalled connection closed');
+  } finally {
+    clearInterval(trickle);
+    socket.destroy();
+  }
+  const waited = Date.now() - since;
+  assert.ok(waited < 3000, `closed after ${waited} ms of a 1,000 ms timeout`);
+});
+
+test('a client that reads its answers slowly but steadily keeps its connection', async () => {
+  // The kernel takes bytes in bursts, once half its send buffer is free: at 3 MB/s one
+  // every second at most here, well within 2 s.
+  const service = await start({ limits: { sendTimeoutMs: 2000 } });
+  await seedBig(service.url);
+  const socket = await connectTo(service.url);
+  const reads = 4;
+  const chunks = [];
+  let size = 0;
+  // About 3 MB/s.
+  socket.on('data', (chunk) => {
+    chunks.push(chunk);
+    size += chunk.length;
+    socket.pause();
+    setTimeout(() => socket.resume(), Math.max(5, chunk.length / 3000));
+  });
+  const ended = new Promise((resolve, reject) => {
+    socket.on('end', resolve);
+    socket.on('error', reject);
+    socket.on('close', resolve);
+  });
+  let bytes = '';
+  for (let i = 0; i < reads; i++) bytes += request('GET', '/v1/customers/big/ledger');
+  socket.end(bytes);
+  await ended;
+  const list = answers(Buffer.concat(chunks));
+  assert.equal(list.length, reads, `${size} bytes`);
+  for (const answer of list) {
+    assert.equal(answer.status, 200);
+    assert.equal(Buffer.byteLength(answer.body), Number(answer.headers['content-length']));
+  }
+});
+
+test('after an answer that closes the connection, a request sent on it is not acted on', async () => {
+  const service = await start({ limits: { sendTimeoutMs: 5000 } });
+  await seedBig(service.url);
+  const socket = await connectTo(service.url);
+  const chunks = [];
+  socket.on('data', (chunk) => chunks.push(chunk));
+  const ended = new Promise((resolve) => socket.on('close', resolve));
+  socket.pause();
+  socket.write(request('GET', '/v1/customers/big/ledger').repeat(MAX_PIPELINED) + request('GET', '/v1/customers/big/balance?at=1'));
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  socket.resume(); // takes some answers, so fewer than 16 are unanswered
+  await until(() => chunks.reduce((n, c) => n + c.length, 0) > 8_000_000, 10_000, 'some answers taken');
+  socket.write(request('POST', '/v1/customers/after/grants', { grantId: 'late', amount: 7, startTime: 0, endTime: 10 }));
+  await ended;
+  const list = answers(Buffer.concat(chunks));
+  assert.deepEqual(
+    list.map((answer) => answer.status),
+    [...Array(MAX_PIPELINED).fill(200), 503],
+  );
+  const ledger = (await client(service.url).get('/v1/customers/after/ledger')).body;
+  assert.deepEqual(ledger.grants, []);
+});
+
+test('a client that reads none of its answers does not hold up a stopping server, even sending bytes', async () => {
+  const service = await startApp(); // the default send timeout, 60 s
+  await seedBig(service.url);
+  const { socket, serverSide } = await connectWatched(service);
+  socket.pause();
+  socket.write(request('GET', '/v1/customers/big/ledger').repeat(MAX_PIPELINED));
+  await until(() => serverSide.writableLength > 0, 20_000, 'answers waiting for the client');
+  let sent = 0;
+  const head = 'GET /v1/customers/big/balance?at=1 HTTP/1.1\r\nX-Pad: ' + 'a'.repeat(100);
+  const trickle = setInterval(() => socket.write(head[sent++ % head.length]), 100);
+  await new Promise((resolve) => setTimeout(resolve, 500)); // a head has begun to arrive
+  const since = Date.now();
+  let timer;
+  try {
+    const closed = await Promise.race([
+      service.app.close().then(() => true),
+      new Promise((resolve) => (timer = setTimeout(resolve, 10_000, false))),
+    ]);
+    assert.ok(closed, 'the app had not closed after 10 s');
+  } finally {
+    clearTimeout(timer);
+    clearInterval(trickle);
+    socket.destroy();
+  }
+  const waited = Date.now() - since;
+  assert.ok(waited < 2000 + 3000, `closed after ${waited} ms`);
 });
