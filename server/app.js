@@ -80,14 +80,20 @@ const kClosing = Symbol('an answer on it closes the connection');
 const kPastLimit = Symbol('pipelined past MAX_PIPELINED');
 const kSending = Symbol('send progress');
 const kReadAtAnswer = Symbol('bytes read when the last answer went out');
+const kTail = Symbol('the last request on it: settled once its answer is');
 
 function trackAnswers(request, reply) {
   const socket = request.socket;
   (socket[kUnanswered] ??= new Set()).add(request);
   let settled = false;
+  let markSettled;
+  const answered = new Promise((resolve) => (markSettled = resolve));
+  socket[kTail] = answered;
   const settle = () => {
     if (settled) return;
     settled = true;
+    markSettled();
+    if (socket[kTail] === answered) socket[kTail] = undefined;
     socket[kUnanswered].delete(request);
     socket[kReadAtAnswer] = socket.bytesRead;
     if (typeof socket[kRefusal] === 'string' && !awaitsAnswer(socket)) sendRefusal(socket);
@@ -136,12 +142,7 @@ function onSocketTimeout(socket) {
 // client sends, which reading the next request's head would count (a client that trickles
 // bytes and reads nothing held its answers, and a stopping server, for ever). Checked a
 // few times per timeout.
-function watchSends(server, sendTimeoutMs, limit) {
-  const sockets = new Set();
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
+function watchSends(server, sockets, sendTimeoutMs, limit) {
   const check = () => {
     const now = Date.now();
     const ms = limit();
@@ -368,7 +369,12 @@ export async function buildApp({
   // unanswered, the connections left are closed too: those of requests still arriving (a
   // client that stopped sending mid-head or mid-body), which nothing has acted on.
   let closing = false;
-  watchSends(app.server, sendTimeoutMs, () => (closing ? Math.min(sendTimeoutMs, STOPPING_SEND_TIMEOUT_MS) : sendTimeoutMs));
+  const sockets = new Set(); // the server's open connections
+  app.server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  watchSends(app.server, sockets, sendTimeoutMs, () => (closing ? Math.min(sendTimeoutMs, STOPPING_SEND_TIMEOUT_MS) : sendTimeoutMs));
   let answering = 0; // requests that arrived whole (past validation) and are not answered yet
   app.decorateRequest('answering', false);
   app.addHook('preHandler', async (request) => {
@@ -387,7 +393,8 @@ export async function buildApp({
     // An answer whose headers went out just before: its connection turns idle after the
     // server's one sweep of idle connections at close(). Sweep until the app has closed.
     const sweep = setInterval(() => {
-      if (answering === 0) app.server.closeAllConnections?.();
+      // (A request pipelined behind another waits for its turn before preHandler.)
+      if (answering === 0 && ![...sockets].some(awaitsAnswer)) app.server.closeAllConnections?.();
       else app.server.closeIdleConnections?.();
     }, 100);
     sweep.unref();
@@ -410,6 +417,14 @@ export async function buildApp({
         );
       }
       refuseUnframed(request.raw);
+      // Requests pipelined on a connection run one at a time, each once the answer before
+      // it is handed to the network: a client that reads nothing makes the server build
+      // no more than that (16 large answers built at once held 16 times the memory).
+      const before = socket?.[kTail];
+      if (before !== undefined) {
+        await before;
+        if (socket.destroyed) throw unavailable('the connection closed before this request could run: it was not acted on; send it again');
+      }
     } catch (error) {
       reply.headers(crossOriginOf(request.headers));
       throw error;

@@ -2,6 +2,7 @@
 // answers its client does not read.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ADMIN, client, startApp, tempDir } from './helpers.js';
@@ -300,4 +301,39 @@ test('a client that reads none of its answers does not hold up a stopping server
   }
   const waited = Date.now() - since;
   assert.ok(waited < 2000 + 3000, `closed after ${waited} ms`);
+});
+
+test('requests pipelined on one connection run one at a time: a client that reads nothing makes the server build only the answers the network takes, and the next', async () => {
+  const service = await start({ limits: { sendTimeoutMs: 60_000 } });
+  await seedBig(service.url);
+  // Counts the answers the server builds for the big ledger (each about 1.8 MB).
+  const built = [];
+  const end = http.ServerResponse.prototype.end;
+  http.ServerResponse.prototype.end = function (...args) {
+    if (this.req?.url === '/v1/customers/big/ledger') built.push(Date.now());
+    return end.apply(this, args);
+  };
+  try {
+    const { socket, serverSide } = await connectWatched(service);
+    socket.pause(); // never reads
+    socket.write(request('GET', '/v1/customers/big/ledger').repeat(MAX_PIPELINED));
+    await until(() => serverSide.writableLength > 0, 20_000, 'answers waiting for the client');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // The loopback's buffers take a few of them (about 10 MB here); all 16 at once held
+    // 29 MB in the server for this one connection.
+    assert.ok(built.length < MAX_PIPELINED / 2, `${built.length} answers built`);
+    socket.resume(); // reads: every answer comes, in order
+    const chunks = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    const ends = new Promise((resolve) => socket.on('end', resolve));
+    socket.end(); // the server closes after the last answer
+    await ends;
+    assert.deepEqual(
+      answers(Buffer.concat(chunks)).map((answer) => answer.status),
+      Array(MAX_PIPELINED).fill(200),
+    );
+  } finally {
+    http.ServerResponse.prototype.end = end;
+  }
+  assert.equal(built.length, MAX_PIPELINED);
 });
