@@ -92,10 +92,17 @@ function trackAnswers(request, reply) {
   const settle = () => {
     if (settled) return;
     settled = true;
-    markSettled();
-    if (socket[kTail] === answered) socket[kTail] = undefined;
     socket[kUnanswered].delete(request);
     socket[kReadAtAnswer] = socket.bytesRead;
+    // An answer whose request asked to close the connection (Connection: close, HTTP/1.0):
+    // Node closes it after this answer; no request after it is acted on, and no refusal
+    // follows it. (The answers that close it themselves set kClosing in onSend.)
+    if (reply.shouldKeepAlive === false) {
+      socket[kClosing] = true;
+      if (typeof socket[kRefusal] === 'string') socket[kRefusal] = null;
+    }
+    markSettled();
+    if (socket[kTail] === answered) socket[kTail] = undefined;
     if (typeof socket[kRefusal] === 'string' && !awaitsAnswer(socket)) sendRefusal(socket);
   };
   // Before Node's own 'finish' listener, which ends the socket of a last answer (the client
@@ -423,7 +430,9 @@ export async function buildApp({
       const before = socket?.[kTail];
       if (before !== undefined) {
         await before;
-        if (socket.destroyed) throw unavailable('the connection closed before this request could run: it was not acted on; send it again');
+        // (An answer before it that closes the connection has had Node end it by now.)
+        if (socket.destroyed || socket.writableEnded)
+          throw unavailable('the connection closes before this request could run: it was not acted on; send it again');
       }
     } catch (error) {
       reply.headers(crossOriginOf(request.headers));
@@ -449,9 +458,13 @@ export async function buildApp({
   // the connection would otherwise wait for it until the request timeout answered again.
   // Any request sent on a connection after an answer that closes it is not acted on.
   app.addHook('onSend', async (request, reply) => {
-    if ((closing && !othersAwaitAnswer(request.raw)) || !request.raw.complete || request.raw[kPastLimit]) {
+    const socket = request.raw.socket;
+    // While stopping, the last answer closes the connection, unless a parser refusal held
+    // back behind it does (it says Connection: close, and nothing follows an answer that does).
+    const lastWhileStopping = closing && !othersAwaitAnswer(request.raw) && typeof socket?.[kRefusal] !== 'string';
+    if (lastWhileStopping || !request.raw.complete || request.raw[kPastLimit]) {
       reply.header('connection', 'close');
-      if (request.raw.socket) request.raw.socket[kClosing] = true;
+      if (socket) socket[kClosing] = true;
     }
   });
 

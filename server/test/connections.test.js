@@ -337,3 +337,17 @@ test('requests pipelined on one connection run one at a time: a client that read
   }
   assert.equal(built.length, MAX_PIPELINED);
 });
+
+test('a request pipelined behind one that asks to close the connection is not acted on', async () => {
+  const service = await start();
+  const socket = await connectTo(service.url);
+  const received = allBytes(socket);
+  const last = request('GET', '/v1/customers/close/balance?at=1').replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n');
+  socket.write(last + request('POST', '/v1/customers/close/grants', { grantId: 'after', amount: 1, startTime: 0, endTime: 10 }));
+  const list = answers(await received);
+  assert.deepEqual(
+    list.map((answer) => answer.status),
+    [200],
+  );
+  assert.deepEqual((await client(service.url).get('/v1/customers/close/ledger')).body.grants, []);
+});
