@@ -81,6 +81,8 @@ const kPastLimit = Symbol('pipelined past MAX_PIPELINED');
 const kSending = Symbol('send progress');
 const kReadAtAnswer = Symbol('bytes read when the last answer went out');
 const kTail = Symbol('the last request on it: settled once its answer is');
+const kBefore = Symbol('the request before it on its connection: settled once its answer is');
+const kRefused = Symbol('a parser refusal (408, 400) is about it');
 
 function trackAnswers(request, reply) {
   const socket = request.socket;
@@ -88,6 +90,7 @@ function trackAnswers(request, reply) {
   let settled = false;
   let markSettled;
   const answered = new Promise((resolve) => (markSettled = resolve));
+  request[kBefore] = socket[kTail];
   socket[kTail] = answered;
   const settle = () => {
     if (settled) return;
@@ -196,11 +199,15 @@ function clientErrorHandler(corsOrigins) {
       return;
     }
     if (socket[kRefusal] !== undefined) return; // already refused (the parser repeats its error on more bytes)
+    // The request still arriving, which the refusal is about, is not acted on even if its
+    // bytes go on arriving; nor is any request after it.
+    for (const request of socket[kUnanswered] ?? []) if (!request.complete) request[kRefused] = true;
     if (socket[kClosing]) {
       // An answer on it already closes the connection: nothing is sent after that one.
       socket[kRefusal] = null;
       return;
     }
+    socket[kClosing] = true;
     const [status, code, message] =
       error.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'HEADERS_TOO_LARGE', 'the request line and headers are over 16 KiB (a path parameter is at most 4096 characters)']
@@ -381,10 +388,30 @@ export async function buildApp({
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
+  // Node's own closes a connection as idle once its current answer has ended, though bytes
+  // of it are still to be sent and requests that arrived whole wait behind it (server.close()
+  // calls it, and so does the sweep below). Idle here: nothing unanswered on it, nothing
+  // waiting to be sent, no request arriving.
+  app.server.closeIdleConnections = () => {
+    for (const socket of sockets)
+      if ((socket[kUnanswered]?.size ?? 0) === 0 && socket.writableLength === 0 && socket.bytesRead === (socket[kReadAtAnswer] ?? 0))
+        socket.destroy();
+  };
   watchSends(app.server, sockets, sendTimeoutMs, () => (closing ? Math.min(sendTimeoutMs, STOPPING_SEND_TIMEOUT_MS) : sendTimeoutMs));
   let answering = 0; // requests that arrived whole (past validation) and are not answered yet
   app.decorateRequest('answering', false);
+  // Requests pipelined on a connection run one at a time, each once the answer before it
+  // is handed to the network: a client that reads nothing makes the server build no more
+  // than that (16 large answers built at once held 16 times the memory). Their bodies are
+  // read meanwhile (the request timeout would answer 408 a body left waiting).
   app.addHook('preHandler', async (request) => {
+    const raw = request.raw;
+    if (raw[kBefore] !== undefined) await raw[kBefore];
+    // Not acted on: a request a parser refusal is about (a 408 for its body, which the
+    // client may go on sending), or one whose connection ends before its answer could go
+    // out (an answer before it closed it: Node has ended it by now).
+    if (raw[kRefused] || raw.socket?.destroyed || raw.socket?.writableEnded)
+      throw unavailable('the connection closes before this request could be answered: it was not acted on; send it again');
     request.answering = true;
     answering++;
   });
@@ -424,16 +451,6 @@ export async function buildApp({
         );
       }
       refuseUnframed(request.raw);
-      // Requests pipelined on a connection run one at a time, each once the answer before
-      // it is handed to the network: a client that reads nothing makes the server build
-      // no more than that (16 large answers built at once held 16 times the memory).
-      const before = socket?.[kTail];
-      if (before !== undefined) {
-        await before;
-        // (An answer before it that closes the connection has had Node end it by now.)
-        if (socket.destroyed || socket.writableEnded)
-          throw unavailable('the connection closes before this request could run: it was not acted on; send it again');
-      }
     } catch (error) {
       reply.headers(crossOriginOf(request.headers));
       throw error;

@@ -351,3 +351,71 @@ test('a request pipelined behind one that asks to close the connection is not ac
   );
   assert.deepEqual((await client(service.url).get('/v1/customers/close/ledger')).body.grants, []);
 });
+
+test('a write pipelined behind answers the client is slow to read is still read, acted on and answered (no 408)', async () => {
+  const service = await start({ limits: { requestTimeoutMs: 1500 } });
+  await seedBig(service.url);
+  const socket = await connectTo(service.url);
+  const chunks = [];
+  socket.on('data', (chunk) => chunks.push(chunk));
+  const ended = new Promise((resolve) => socket.on('close', resolve));
+  socket.pause(); // reads nothing for a while
+  const events = Array.from({ length: 1000 }, (_, i) => ({
+    type: 'grant',
+    grantId: `slow-${i}-${'x'.repeat(800)}`,
+    amount: 1,
+    startTime: 0,
+    endTime: 10,
+  }));
+  socket.write(request('GET', '/v1/customers/big/ledger').repeat(10) + request('POST', '/v1/customers/behind/events', { events }));
+  await new Promise((resolve) => setTimeout(resolve, 3000)); // twice the request timeout
+  socket.resume();
+  socket.end();
+  await ended;
+  assert.deepEqual(
+    answers(Buffer.concat(chunks)).map((answer) => answer.status),
+    Array(11).fill(200),
+  );
+  assert.equal((await client(service.url).get('/v1/customers/behind/ledger')).body.grants.length, 1000);
+});
+
+test('a body that arrives after its 408 is not acted on', async () => {
+  const service = await start({ limits: { requestTimeoutMs: 500 } });
+  const socket = connect({ port: Number(new URL(service.url).port), host: '127.0.0.1', allowHalfOpen: true });
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const received = allBytes(socket);
+  const text = JSON.stringify({ grantId: 'late', amount: 5, startTime: 0, endTime: 10 });
+  const head = request('POST', '/v1/customers/late408/grants', { grantId: 'late', amount: 5, startTime: 0, endTime: 10 });
+  const whole = head.slice(0, head.length - text.length);
+  socket.write(whole + text.slice(0, 5));
+  const bytes = await received; // the 408, then the server's FIN
+  socket.end(text.slice(5)); // the client goes on sending, as uploaders do
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.deepEqual(
+    answers(bytes).map((answer) => answer.status),
+    [408],
+  );
+  assert.deepEqual((await client(service.url).get('/v1/customers/late408/ledger')).body.grants, []);
+});
+
+test('the requests that arrived whole on a connection when the server begins to stop are all answered, whole', async () => {
+  const service = await startApp();
+  await seedBig(service.url);
+  const socket = await connectTo(service.url);
+  const chunks = [];
+  let closed = null;
+  socket.on('data', (chunk) => {
+    chunks.push(chunk);
+    if (closed === null) closed = service.app.close(); // stops as the first bytes arrive
+  });
+  const ended = new Promise((resolve) => socket.on('close', resolve));
+  socket.write(request('GET', '/v1/customers/big/ledger').repeat(MAX_PIPELINED));
+  await ended;
+  await closed;
+  const list = answers(Buffer.concat(chunks));
+  assert.deepEqual(
+    list.map((answer) => answer.status),
+    Array(MAX_PIPELINED).fill(200),
+  );
+  for (const answer of list) assert.equal(Buffer.byteLength(answer.body), Number(answer.headers['content-length']));
+});
