@@ -35,7 +35,7 @@ export const MAX_PIPELINED = 16;
 // meanwhile (ms; LEDGER_SEND_TIMEOUT_MS); while the service stops, after at most
 // STOPPING_SEND_TIMEOUT_MS. A connection that has sent nothing for this long is closed too.
 export const SEND_TIMEOUT_MS = 60_000;
-export const STOPPING_SEND_TIMEOUT_MS = 2000;
+export const STOPPING_SEND_TIMEOUT_MS = 10_000;
 
 // A body must be UTF-8: decoded with replacement, two ids that differ only in invalid
 // bytes would become one (the second an "identical retry", never charged).
@@ -134,16 +134,33 @@ function unansweredBefore(request) {
   return unanswered.size - (unanswered.has(request) ? 1 : 0);
 }
 
-// Node's socket timeout (server.timeout): the socket has been quiet, nothing read and
-// nothing sent, for the send timeout. Node's default closes it. Left to watchSends: a
-// socket with bytes waiting to be sent. Kept open: one with a request on it still
-// arriving (the request timeout answers it 408) or being answered (a slow handler), that
-// is one in its set, or bytes read since the last answer (a head not yet whole: Node's
-// parser counts any byte as the start of one).
-function onSocketTimeout(socket) {
-  if (socket.writableLength > 0) return;
-  const requestOnIt = (socket[kUnanswered]?.size ?? 0) > 0 || socket.bytesRead > (socket[kReadAtAnswer] ?? 0);
-  if (!requestOnIt) socket.destroy();
+// Node's socket timeout (server.timeout, and the keep-alive timeout after an answer): the
+// socket has been quiet, nothing read and nothing sent, for that long. Node's default
+// closes it. Left to watchSends: a socket with bytes waiting to be sent. Closed: one whose
+// last answer has gone out (a refusal; its client may keep its own side open). Kept open:
+// one with a request on it being answered (a slow handler) or still arriving (the request
+// timeout answers it 408), that is one in its set that no refusal is about, or bytes read
+// since the last answer that may be a head not yet whole; if nothing more has arrived
+// after the request timeout, they were not a request (the parser skips empty lines
+// between requests without starting one) and the socket is closed.
+function socketTimeout(requestTimeoutMs) {
+  const answering = (socket) => {
+    for (const request of socket[kUnanswered] ?? []) if (!request[kRefused]) return true;
+    return false;
+  };
+  return (socket) => {
+    if (socket.writableLength > 0) return;
+    if (!socket.writableEnded && answering(socket)) return;
+    const read = socket.bytesRead;
+    if (!socket.writableEnded && read > (socket[kReadAtAnswer] ?? 0)) {
+      const check = () => {
+        if (socket.bytesRead === read && !answering(socket)) socket.destroy();
+      };
+      setTimeout(check, requestTimeoutMs + 1000).unref();
+      return;
+    }
+    socket.destroy();
+  };
 }
 
 // Closes the server's connections on which the network has taken none of the bytes
@@ -368,7 +385,7 @@ export async function buildApp({
   app.server.on('request', trackAnswers);
   const sendTimeoutMs = limits.sendTimeoutMs ?? SEND_TIMEOUT_MS;
   app.server.timeout = sendTimeoutMs;
-  app.server.on('timeout', onSocketTimeout);
+  app.server.on('timeout', socketTimeout(requestTimeoutMs));
   // A client that half-closes its side after sending (FIN) still gets its answers: by
   // default Node cancels the requests in flight and closes, though a write among them is
   // committed. The connection ends after the last answer.

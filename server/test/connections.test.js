@@ -6,7 +6,7 @@ import http from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ADMIN, client, startApp, tempDir } from './helpers.js';
-import { MAX_PIPELINED } from '../app.js';
+import { MAX_PIPELINED, STOPPING_SEND_TIMEOUT_MS } from '../app.js';
 import { SqliteStore } from '../store/sqlite.js';
 
 const services = [];
@@ -291,16 +291,16 @@ test('a client that reads none of its answers does not hold up a stopping server
   try {
     const closed = await Promise.race([
       service.app.close().then(() => true),
-      new Promise((resolve) => (timer = setTimeout(resolve, 10_000, false))),
+      new Promise((resolve) => (timer = setTimeout(resolve, STOPPING_SEND_TIMEOUT_MS + 5000, false))),
     ]);
-    assert.ok(closed, 'the app had not closed after 10 s');
+    assert.ok(closed, `the app had not closed after ${STOPPING_SEND_TIMEOUT_MS + 5000} ms`);
   } finally {
     clearTimeout(timer);
     clearInterval(trickle);
     socket.destroy();
   }
   const waited = Date.now() - since;
-  assert.ok(waited < 2000 + 3000, `closed after ${waited} ms`);
+  assert.ok(waited < STOPPING_SEND_TIMEOUT_MS + 3000, `closed after ${waited} ms`);
 });
 
 test('requests pipelined on one connection run one at a time: a client that reads nothing makes the server build only the answers the network takes, and the next', async () => {
@@ -418,4 +418,39 @@ test('the requests that arrived whole on a connection when the server begins to 
     Array(MAX_PIPELINED).fill(200),
   );
   for (const answer of list) assert.equal(Buffer.byteLength(answer.body), Number(answer.headers['content-length']));
+});
+
+test('a connection refused 408 is not held after it, even if its client keeps its side open', async () => {
+  const service = await start({ limits: { requestTimeoutMs: 500, sendTimeoutMs: 1000 } });
+  let serverSide;
+  service.app.server.once('connection', (s) => (serverSide = s));
+  const socket = connect({ port: Number(new URL(service.url).port), host: '127.0.0.1', allowHalfOpen: true });
+  socket.on('error', () => {});
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const received = allBytes(socket);
+  socket.write(request('POST', '/v1/customers/held/grants', { grantId: 'g', amount: 1, startTime: 0, endTime: 10 }).slice(0, -10));
+  assert.deepEqual(
+    answers(await received).map((answer) => answer.status),
+    [408],
+  );
+  const since = Date.now();
+  await until(() => serverSide.destroyed, 10_000, 'the refused connection closed');
+  assert.ok(Date.now() - since < 5000);
+  socket.destroy();
+});
+
+test('a kept-alive connection is not held by empty lines its client sends after an answer', async () => {
+  const service = await start({ limits: { requestTimeoutMs: 500, sendTimeoutMs: 1000 } });
+  service.app.server.keepAliveTimeout = 500;
+  const { socket, serverSide } = await connectWatched(service);
+  const received = allBytes(socket);
+  socket.write(request('GET', '/v1/customers/idle/balance?at=0'));
+  await until(() => serverSide.bytesWritten > 0, 5000, 'the answer');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  socket.write('\r\n'); // skipped by the parser between messages: no request begins
+  await until(() => serverSide.destroyed, 10_000, 'the connection closed');
+  assert.deepEqual(
+    answers(await received).map((answer) => answer.status),
+    [200],
+  );
 });
