@@ -114,17 +114,17 @@ function trackAnswers(request, reply) {
   reply.once('close', settle); // or given up
 }
 
-// A request on the socket arrived whole and is not answered yet. (One still arriving
-// is the one the refusal is about, or it stopped arriving: it gets no answer of its own.)
-function awaitsAnswer(socket) {
-  for (const request of socket[kUnanswered] ?? []) if (request.complete) return true;
+// A request on the socket (other than `except`) arrived whole and is not answered yet.
+// (One still arriving is the one the refusal is about, or it stopped arriving: it gets no
+// answer of its own.)
+function awaitsAnswer(socket, except) {
+  for (const request of socket?.[kUnanswered] ?? []) if (request !== except && request.complete) return true;
   return false;
 }
 
-// Another request on the request's socket arrived whole and is not answered yet.
-function othersAwaitAnswer(request) {
-  for (const other of request.socket?.[kUnanswered] ?? []) if (other !== request && other.complete) return true;
-  return false;
+// Bytes read on the socket since its last answer went out: a request head may be arriving.
+function readSinceAnswer(socket) {
+  return socket.bytesRead > (socket[kReadAtAnswer] ?? 0);
 }
 
 // The requests on the socket before this one that are not answered yet.
@@ -152,7 +152,7 @@ function socketTimeout(requestTimeoutMs) {
     if (socket.writableLength > 0) return;
     if (!socket.writableEnded && answering(socket)) return;
     const read = socket.bytesRead;
-    if (!socket.writableEnded && read > (socket[kReadAtAnswer] ?? 0)) {
+    if (!socket.writableEnded && readSinceAnswer(socket)) {
       const check = () => {
         if (socket.bytesRead === read && !answering(socket)) socket.destroy();
       };
@@ -411,12 +411,9 @@ export async function buildApp({
   // waiting to be sent, no request arriving.
   app.server.closeIdleConnections = () => {
     for (const socket of sockets)
-      if ((socket[kUnanswered]?.size ?? 0) === 0 && socket.writableLength === 0 && socket.bytesRead === (socket[kReadAtAnswer] ?? 0))
-        socket.destroy();
+      if ((socket[kUnanswered]?.size ?? 0) === 0 && socket.writableLength === 0 && !readSinceAnswer(socket)) socket.destroy();
   };
   watchSends(app.server, sockets, sendTimeoutMs, () => (closing ? Math.min(sendTimeoutMs, STOPPING_SEND_TIMEOUT_MS) : sendTimeoutMs));
-  let answering = 0; // requests that arrived whole (past validation) and are not answered yet
-  app.decorateRequest('answering', false);
   // Requests pipelined on a connection run one at a time, each once the answer before it
   // is handed to the network: a client that reads nothing makes the server build no more
   // than that (16 large answers built at once held 16 times the memory). Their bodies are
@@ -429,23 +426,14 @@ export async function buildApp({
     // out (an answer before it closed it: Node has ended it by now).
     if (raw[kRefused] || raw.socket?.destroyed || raw.socket?.writableEnded)
       throw unavailable('the connection closes before this request could be answered: it was not acted on; send it again');
-    request.answering = true;
-    answering++;
   });
-  const answered = async (request) => {
-    if (request.answering !== true) return;
-    request.answering = false;
-    answering--;
-  };
-  app.addHook('onResponse', answered);
-  app.addHook('onRequestAbort', answered);
   app.addHook('preClose', async () => {
     closing = true;
     // An answer whose headers went out just before: its connection turns idle after the
     // server's one sweep of idle connections at close(). Sweep until the app has closed.
     const sweep = setInterval(() => {
-      // (A request pipelined behind another waits for its turn before preHandler.)
-      if (answering === 0 && ![...sockets].some(awaitsAnswer)) app.server.closeAllConnections?.();
+      // (Every request being answered, or waiting its turn, arrived whole.)
+      if (![...sockets].some((socket) => awaitsAnswer(socket))) app.server.closeAllConnections?.();
       else app.server.closeIdleConnections?.();
     }, 100);
     sweep.unref();
@@ -495,7 +483,7 @@ export async function buildApp({
     const socket = request.raw.socket;
     // While stopping, the last answer closes the connection, unless a parser refusal held
     // back behind it does (it says Connection: close, and nothing follows an answer that does).
-    const lastWhileStopping = closing && !othersAwaitAnswer(request.raw) && typeof socket?.[kRefusal] !== 'string';
+    const lastWhileStopping = closing && !awaitsAnswer(socket, request.raw) && typeof socket?.[kRefusal] !== 'string';
     if (lastWhileStopping || !request.raw.complete || request.raw[kPastLimit]) {
       reply.header('connection', 'close');
       if (socket) socket[kClosing] = true;

@@ -50,6 +50,13 @@ function answers(bytes) {
   return list;
 }
 
+// What the server has sent on a connection so far, and when the connection has closed.
+function record(socket) {
+  const chunks = [];
+  socket.on('data', (chunk) => chunks.push(chunk));
+  return { chunks, closed: new Promise((resolve) => socket.on('close', resolve)) };
+}
+
 // Every byte the server sends on a connection, once it closes it.
 const allBytes = (socket) =>
   new Promise((resolve, reject) => {
@@ -256,9 +263,7 @@ test('after an answer that closes the connection, a request sent on it is not ac
   const service = await start({ limits: { sendTimeoutMs: 5000 } });
   await seedBig(service.url);
   const socket = await connectTo(service.url);
-  const chunks = [];
-  socket.on('data', (chunk) => chunks.push(chunk));
-  const ended = new Promise((resolve) => socket.on('close', resolve));
+  const { chunks, closed: ended } = record(socket);
   socket.pause();
   socket.write(request('GET', '/v1/customers/big/ledger').repeat(MAX_PIPELINED) + request('GET', '/v1/customers/big/balance?at=1'));
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -356,9 +361,7 @@ test('a write pipelined behind answers the client is slow to read is still read,
   const service = await start({ limits: { requestTimeoutMs: 1500 } });
   await seedBig(service.url);
   const socket = await connectTo(service.url);
-  const chunks = [];
-  socket.on('data', (chunk) => chunks.push(chunk));
-  const ended = new Promise((resolve) => socket.on('close', resolve));
+  const { chunks, closed: ended } = record(socket);
   socket.pause(); // reads nothing for a while
   const events = Array.from({ length: 1000 }, (_, i) => ({
     type: 'grant',
