@@ -71,6 +71,8 @@ export function timeQuery(...names) {
 }
 
 // What each error status means, for the OpenAPI document (README, "Errors").
+// A 503 of any route: a request past MAX_PIPELINED (app.js).
+const PAST_PIPELINE_LIMIT = 'the request was pipelined behind 16 unanswered on its connection (not acted on; the connection closes)';
 const ERROR_TEXTS = {
   400: 'INVALID_ARGUMENT: bad JSON, a wrong type, an out-of-range value, an unknown field or a bad id (the message names the field); or a request that is not valid HTTP/1.1',
   401: 'UNAUTHENTICATED: no valid "Authorization: Bearer <key>" header',
@@ -84,7 +86,7 @@ const ERROR_TEXTS = {
   429: 'RATE_LIMITED: too many requests for this key; Retry-After says when to retry',
   431: "HEADERS_TOO_LARGE: a request line and headers over 16 KiB (a path parameter is at most 4,096 characters), refused by Node's HTTP parser before any route",
   500: 'INTERNAL: a fault of the service itself, which it logs',
-  503: 'UNAVAILABLE: the store failed, the service is stopping or overloaded, or the request was pipelined behind 16 unanswered on its connection (not acted on; the connection closes); Retry-After says when to retry',
+  503: `UNAVAILABLE: the store failed, the service is stopping or overloaded, or ${PAST_PIPELINE_LIMIT}; Retry-After says when to retry`,
 };
 // The 400 of a monitoring route: a request the service refuses before any route.
 const MONITORING_400 =
@@ -106,8 +108,10 @@ export function errors(...statuses) {
  * any route, a fault, and 503 while the service stops (and, for /healthz, when the store
  * does not answer).
  */
-export function monitoringErrors(
-  unavailable = 'UNAVAILABLE: the service is stopping, or the request was pipelined behind 16 unanswered on its connection (not acted on; the connection closes); Retry-After says when to retry',
-) {
-  return errorAnswers([400, 408, 417, 431, 500, 503], { 400: MONITORING_400, 503: unavailable });
+export function monitoringErrors(routeCause) {
+  const causes = `${routeCause === undefined ? '' : `${routeCause}, `}the service is stopping, or ${PAST_PIPELINE_LIMIT}`;
+  return errorAnswers([400, 408, 417, 431, 500, 503], {
+    400: MONITORING_400,
+    503: `UNAVAILABLE: ${causes}; Retry-After says when to retry`,
+  });
 }
